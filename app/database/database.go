@@ -1,0 +1,146 @@
+// Package database opens the store (SQLite embedded by default, PostgreSQL
+// when a postgres URL is configured), applies the embedded migrations and
+// carries transactions in the context so guards and modules share one.
+package database
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"cairn/migrations"
+)
+
+// Engine names the database engine behind a DB.
+type Engine string
+
+// The engines.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+// Open connects to url: a postgres:// or postgresql:// URL, or a SQLite file
+// path (sqlite:PATH, file:PATH or a bare path). An empty url means the
+// embedded default, cairn.db in dataDir.
+func Open(url, dataDir string) (*bun.DB, Engine, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		sqldb, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, "", err
+		}
+		sqldb.SetMaxOpenConns(20)
+		return bun.NewDB(sqldb, pgdialect.New()), Postgres, nil
+	default:
+		path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
+		if path == "" {
+			if err := os.MkdirAll(dataDir, 0o750); err != nil {
+				return nil, "", fmt.Errorf("data directory %s: %w", dataDir, err)
+			}
+			path = filepath.Join(dataDir, "cairn.db")
+		}
+		db, err := OpenSQLite(path)
+		return db, SQLite, err
+	}
+}
+
+// OpenSQLite opens a SQLite file. Writers take the lock when a transaction
+// begins (immediate), so concurrent writers queue on busy_timeout instead of
+// failing when they upgrade a read lock; WAL lets readers run meanwhile.
+func OpenSQLite(path string) (*bun.DB, error) {
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(8)
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// Migrate applies every pending migration and reports how many ran.
+func Migrate(ctx context.Context, db *bun.DB) (int, error) {
+	ms, err := migrations.All()
+	if err != nil {
+		return 0, err
+	}
+	m := migrate.NewMigrator(db, ms)
+	if err := m.Init(ctx); err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	if group.IsZero() {
+		return 0, nil
+	}
+	return len(group.Migrations), nil
+}
+
+// Pending reports how many migrations have not been applied.
+func Pending(ctx context.Context, db *bun.DB) (int, error) {
+	ms, err := migrations.All()
+	if err != nil {
+		return 0, err
+	}
+	m := migrate.NewMigrator(db, ms)
+	if err := m.Init(ctx); err != nil {
+		return 0, err
+	}
+	status, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(status.Unapplied()), nil
+}
+
+type txKey struct{}
+
+// Tx runs functions in one transaction carried by the context. It implements
+// guards.Transactor.
+type Tx struct{ DB *bun.DB }
+
+// InTx runs fn in a transaction; a call made inside one joins it.
+func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return fn(ctx)
+	}
+	return t.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(context.WithValue(ctx, txKey{}, tx))
+	})
+}
+
+// Conn returns the transaction carried by ctx, or db itself.
+func Conn(ctx context.Context, db *bun.DB) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	return db
+}
+
+// NoRows reports whether err means a query found nothing.
+func NoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// IsUniqueViolation reports whether err is a unique constraint violation on
+// either engine.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "SQLSTATE 23505") || strings.Contains(s, "UNIQUE constraint failed")
+}

@@ -1,0 +1,126 @@
+// Package dbtest gives tests a migrated database of their own: a SQLite file
+// in a temporary folder, or a fresh PostgreSQL database created for the test
+// and dropped after it. A missing PostgreSQL skips loudly outside CI and
+// fails under CI=true, so CI never passes without the real engine.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+)
+
+// AdminURL is the PostgreSQL server used to create test databases; override
+// it with CAIRN_TEST_POSTGRES_URL.
+func AdminURL() string {
+	if u := os.Getenv("CAIRN_TEST_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// Unavailable skips the test with a loud message, or fails it under CI.
+func Unavailable(t testing.TB, service string, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is required under CI=true and is not reachable: %v", service, err)
+	}
+	t.Skipf("SKIPPED: %s is not reachable (%v); these tests need the real service and run under CI", service, err)
+}
+
+// SQLite returns a migrated SQLite database in a temporary folder.
+func SQLite(t testing.TB) *bun.DB {
+	t.Helper()
+	db, err := database.OpenSQLite(filepath.Join(t.TempDir(), "cairn.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := database.Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// PostgresURL creates an empty database for this test and returns its URL;
+// the database is dropped when the test ends.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	admin, err := sql.Open("pgx", AdminURL())
+	if err != nil {
+		Unavailable(t, "PostgreSQL", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := admin.PingContext(ctx); err != nil {
+		admin.Close()
+		Unavailable(t, "PostgreSQL", err)
+	}
+	name := "cairn_test_" + randomHex(6)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("drop test database %s: %v", name, err)
+		}
+	})
+	return withDatabase(AdminURL(), name)
+}
+
+// Postgres returns a migrated PostgreSQL database of this test's own.
+func Postgres(t testing.TB) *bun.DB {
+	t.Helper()
+	db, _, err := database.Open(PostgresURL(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := database.Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// Engines runs f once per engine, as subtests named "sqlite" and "postgres".
+func Engines(t *testing.T, f func(t *testing.T, db *bun.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); f(t, SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); f(t, Postgres(t)) })
+}
+
+func withDatabase(url, name string) string {
+	// postgres://user@host:port/dbname?query
+	rest, query, _ := strings.Cut(url, "?")
+	i := strings.LastIndex(rest, "/")
+	if i < len("postgres://") {
+		rest += "/"
+		i = len(rest) - 1
+	}
+	out := rest[:i+1] + name
+	if query != "" {
+		out += "?" + query
+	}
+	return out
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	return hex.EncodeToString(b)
+}

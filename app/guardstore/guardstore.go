@@ -1,0 +1,149 @@
+// Package guardstore keeps what the idempotency and confirmation guards
+// remember, in the database: a unique index is what makes a key claim safe
+// under concurrency, and replicas share it.
+package guardstore
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+	"cairn/guards"
+)
+
+type keyRow struct {
+	bun.BaseModel `bun:"table:idempotency_keys"`
+
+	UserID        string    `bun:"user_id,pk"`
+	Operation     string    `bun:"operation,pk"`
+	Key           string    `bun:"idem_key,pk"`
+	RequestDigest string    `bun:"request_digest"`
+	CreatedID     *string   `bun:"created_id"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+// Keys implements guards.IdempotencyStore.
+type Keys struct{ DB *bun.DB }
+
+var _ guards.IdempotencyStore = Keys{}
+
+// Claim inserts the key row in the transaction carried by ctx. On a
+// conflict the insert does nothing (on PostgreSQL it first waits for the
+// transaction holding the key), and the existing row is returned.
+func (k Keys) Claim(ctx context.Context, key guards.IdempotencyKey, ttl time.Duration) (guards.Claimed, error) {
+	db := database.Conn(ctx, k.DB)
+	now := time.Now().UTC()
+	if _, err := db.NewDelete().Model((*keyRow)(nil)).
+		Where("user_id = ? AND operation = ? AND idem_key = ? AND created_at < ?", key.UserID, key.OpID, key.Key, now.Add(-ttl)).
+		Exec(ctx); err != nil {
+		return guards.Claimed{}, err
+	}
+	row := &keyRow{UserID: key.UserID, Operation: key.OpID, Key: key.Key, RequestDigest: key.Digest, CreatedAt: now}
+	res, err := db.NewInsert().Model(row).On("CONFLICT DO NOTHING").Exec(ctx)
+	if err != nil {
+		return guards.Claimed{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return guards.Claimed{}, nil
+	}
+	existing := new(keyRow)
+	if err := db.NewSelect().Model(existing).
+		Where("user_id = ? AND operation = ? AND idem_key = ?", key.UserID, key.OpID, key.Key).
+		Scan(ctx); err != nil {
+		return guards.Claimed{}, err
+	}
+	c := guards.Claimed{Existing: true, Digest: existing.RequestDigest}
+	if existing.CreatedID != nil {
+		c.CreatedID = *existing.CreatedID
+	}
+	return c, nil
+}
+
+// Complete records the id the creation made, in the same transaction.
+func (k Keys) Complete(ctx context.Context, key guards.IdempotencyKey, createdID string) error {
+	_, err := database.Conn(ctx, k.DB).NewUpdate().Model((*keyRow)(nil)).
+		Set("created_id = ?", createdID).
+		Where("user_id = ? AND operation = ? AND idem_key = ?", key.UserID, key.OpID, key.Key).
+		Exec(ctx)
+	return err
+}
+
+// Purge forgets keys older than age (24 h in production) and reports how many.
+func (k Keys) Purge(ctx context.Context, age time.Duration) (int64, error) {
+	res, err := k.DB.NewDelete().Model((*keyRow)(nil)).
+		Where("created_at < ?", time.Now().UTC().Add(-age)).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+type confirmationRow struct {
+	bun.BaseModel `bun:"table:confirmation_tokens"`
+
+	TokenHash string     `bun:"token_hash,pk"`
+	UserID    string     `bun:"user_id"`
+	Operation string     `bun:"operation"`
+	Digest    string     `bun:"digest"`
+	ExpiresAt time.Time  `bun:"expires_at"`
+	UsedAt    *time.Time `bun:"used_at"`
+}
+
+// Confirmations implements guards.ConfirmationStore. Tokens are 256 random
+// bits, stored only as their hash.
+type Confirmations struct{ DB *bun.DB }
+
+var _ guards.ConfirmationStore = Confirmations{}
+
+// Issue stores a fresh token bound to user, operation and digest.
+func (s Confirmations) Issue(ctx context.Context, userID, opID, digest string, ttl time.Duration) (string, time.Time, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", time.Time{}, err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	exp := time.Now().UTC().Add(ttl)
+	_, err := database.Conn(ctx, s.DB).NewInsert().Model(&confirmationRow{
+		TokenHash: hash(token), UserID: userID, Operation: opID, Digest: digest, ExpiresAt: exp,
+	}).Exec(ctx)
+	return token, exp, err
+}
+
+// Consume marks the token used, once: the conditional update is what makes
+// two concurrent uses give one success.
+func (s Confirmations) Consume(ctx context.Context, token, userID, opID, digest string) error {
+	now := time.Now().UTC()
+	res, err := database.Conn(ctx, s.DB).NewUpdate().Model((*confirmationRow)(nil)).
+		Set("used_at = ?", now).
+		Where("token_hash = ? AND user_id = ? AND operation = ? AND digest = ?", hash(token), userID, opID, digest).
+		Where("used_at IS NULL AND expires_at > ?", now).
+		Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return guards.ErrTokenRefused
+	}
+	return nil
+}
+
+// Purge forgets tokens that expired before now.
+func (s Confirmations) Purge(ctx context.Context) (int64, error) {
+	res, err := s.DB.NewDelete().Model((*confirmationRow)(nil)).
+		Where("expires_at < ?", time.Now().UTC()).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func hash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,54 @@
+package guards
+
+import (
+	"context"
+	"encoding/json"
+
+	"cairn/registry"
+)
+
+// ArgumentChecker judges the arguments as sent against the schema both faces
+// publish for the operation's input: unpublished names, missing required
+// ones and wrong types are each a violation naming the argument.
+type ArgumentChecker interface {
+	CheckArguments(op *registry.Operation, args map[string]json.RawMessage) []registry.Violation
+}
+
+// Arguments refuses arguments the schema does not publish, by name, and
+// decodes the rest into the operation's input (422).
+type Arguments struct{ Schema ArgumentChecker }
+
+var _ Guard = Arguments{}
+
+// Name implements Guard.
+func (Arguments) Name() string { return NameArguments }
+
+// Check implements Guard.
+func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error {
+	if c.Unreadable != "" {
+		return &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
+	}
+	if vs := g.Schema.CheckArguments(c.Op, c.Args); len(vs) > 0 {
+		return registry.Invalid("the arguments do not match the published schema", vs...)
+	}
+	in := c.Op.NewInput()
+	if len(c.Args) > 0 {
+		raw, err := json.Marshal(c.Args)
+		if err != nil {
+			return registry.Internal(err)
+		}
+		if err := json.Unmarshal(raw, in); err != nil {
+			return registry.Invalid("the arguments could not be read",
+				registry.Violation{Field: fieldOf(err), Reason: "has the wrong type"})
+		}
+	}
+	c.Input = in
+	return next(ctx, c)
+}
+
+func fieldOf(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return te.Field
+	}
+	return "body"
+}

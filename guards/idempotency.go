@@ -1,0 +1,118 @@
+package guards
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"cairn/registry"
+)
+
+// Key lengths accepted for a caller's idempotency key (ADR-077).
+const (
+	MinKeyLength = 16
+	MaxKeyLength = 255
+)
+
+// Key lifetimes: a caller's key is honoured for a day, a derived one for
+// five minutes (past that, the same arguments are a new intent).
+const (
+	KeyTTL        = 24 * time.Hour
+	DerivedKeyTTL = 5 * time.Minute
+)
+
+// IdempotencyKey identifies one creation intent.
+type IdempotencyKey struct {
+	UserID, OpID, Key, Digest string
+}
+
+// Claimed is what a Claim found: nothing (the caller goes on), or the row of
+// an earlier call with its digest and the id it created.
+type Claimed struct {
+	Existing  bool
+	Digest    string
+	CreatedID string
+}
+
+// IdempotencyStore records keys. Claim inserts the key row inside the
+// current transaction, relying on a unique index: a concurrent claim of the
+// same key waits for the first transaction and then sees its row. Claim
+// first forgets a row of the same key older than ttl.
+type IdempotencyStore interface {
+	Claim(ctx context.Context, k IdempotencyKey, ttl time.Duration) (Claimed, error)
+	Complete(ctx context.Context, k IdempotencyKey, createdID string) error
+}
+
+// Transactor runs fn in one transaction carried by ctx; nested calls join it.
+type Transactor interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Idempotency makes a creation and its key commit together: no orphan
+// record, no key pointing at nothing. A repeat replays the first result,
+// rebuilt from the stored id; the same key with other arguments is 409.
+type Idempotency struct {
+	Store IdempotencyStore
+	Tx    Transactor
+}
+
+var _ Guard = Idempotency{}
+
+// Name implements Guard.
+func (Idempotency) Name() string { return NameIdempotency }
+
+var errReplay = errors.New("replay")
+
+// Check implements Guard.
+func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) error {
+	if !c.Op.Idempotency.Creation() {
+		return next(ctx, c)
+	}
+	if n := len(c.IdempotencyKey); n < MinKeyLength || n > MaxKeyLength {
+		detail := "an idempotency key is required: 16 to 255 characters, the same on every retry of one intent"
+		if n > 0 {
+			detail = "the idempotency key must be 16 to 255 characters long"
+		}
+		return &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key", Detail: detail}
+	}
+	digest, err := Digest(c)
+	if err != nil {
+		return registry.Internal(err)
+	}
+	key := IdempotencyKey{UserID: c.UserID(), OpID: c.Op.ID, Key: c.IdempotencyKey, Digest: digest}
+	ttl := KeyTTL
+	if c.KeyDerived {
+		ttl = DerivedKeyTTL
+	}
+	var claimed Claimed
+	err = g.Tx.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		if claimed, err = g.Store.Claim(ctx, key, ttl); err != nil {
+			return err
+		}
+		if claimed.Existing {
+			return errReplay // roll back: this call writes nothing
+		}
+		if err := next(ctx, c); err != nil {
+			return err
+		}
+		created, ok := c.Output.(registry.Created)
+		if !ok {
+			return registry.Internal(errors.New("a creation's output must implement registry.Created"))
+		}
+		return g.Store.Complete(ctx, key, created.CreatedID())
+	})
+	if !errors.Is(err, errReplay) {
+		return err
+	}
+	if claimed.Digest != digest {
+		return &registry.Error{Kind: registry.KindConflict, Code: "idempotency_key_reused",
+			Detail: "this idempotency key was used with other arguments; use a new key for a new intent"}
+	}
+	out, err := c.Op.Idempotency.Replay(ctx, c, claimed.CreatedID)
+	if err != nil {
+		return err
+	}
+	c.Output = out
+	return nil
+}

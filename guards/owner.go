@@ -1,0 +1,40 @@
+package guards
+
+import (
+	"context"
+
+	"cairn/registry"
+)
+
+// NotFoundDetail is the one answer for an id that is unknown or someone
+// else's: fixed text, the id never echoed, so nothing tells them apart.
+const NotFoundDetail = "not found among your resources; list yours to find the right id"
+
+// Owner authorizes by URI variable before anything is read (404).
+type Owner struct{}
+
+var _ Guard = Owner{}
+
+// Name implements Guard.
+func (Owner) Name() string { return NameOwner }
+
+// Check implements Guard.
+func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
+	rule := c.Op.Owner
+	if !rule.ByVariable() {
+		return next(ctx, c)
+	}
+	id := c.Var(rule.Var)
+	if id == "" {
+		return &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",
+			Violations: []registry.Violation{{Field: rule.Var, Reason: "is required"}}}
+	}
+	ok, err := rule.Check(ctx, c.UserID(), id)
+	if err != nil {
+		return registry.Internal(err)
+	}
+	if !ok {
+		return registry.Fail(registry.KindNotFound, NotFoundDetail)
+	}
+	return next(ctx, c)
+}

@@ -1,0 +1,34 @@
+package guards
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/registry"
+)
+
+// Precondition refuses a write whose expected version is missing (428) or
+// not the stored one (412). The store's write repeats the comparison
+// (WHERE version = ?), so two writers holding one version cannot both win.
+type Precondition struct{}
+
+var _ Guard = Precondition{}
+
+// Name implements Guard.
+func (Precondition) Name() string { return NamePrecondition }
+
+// Check implements Guard.
+func (Precondition) Check(ctx context.Context, c *registry.Call, next Next) error {
+	if c.Op.Precondition != registry.RequireVersion {
+		return next(ctx, c)
+	}
+	if c.ExpectedVersion == nil {
+		return registry.Fail(registry.KindPreconditionRequired,
+			"send the version you last read (If-Match on HTTP, the version argument on MCP)")
+	}
+	if *c.ExpectedVersion != c.Previous.RecordVersion() {
+		return registry.Fail(registry.KindPreconditionFailed,
+			fmt.Sprintf("the record changed since version %d; read it again and retry with its current version", *c.ExpectedVersion))
+	}
+	return next(ctx, c)
+}

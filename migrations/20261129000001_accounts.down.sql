@@ -1,0 +1,3 @@
+DROP TABLE access_tokens;
+--bun:split
+DROP TABLE users;

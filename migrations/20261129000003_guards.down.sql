@@ -1,0 +1,3 @@
+DROP TABLE confirmation_tokens;
+--bun:split
+DROP TABLE idempotency_keys;

@@ -1,0 +1,173 @@
+// Package accounts holds users and their personal access tokens. A token is
+// random (32 bytes), shown once, and stored only as its SHA-256; the same
+// store authenticates the HTTP API and the MCP endpoint.
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"go.uber.org/fx"
+
+	"cairn/app/database"
+	"cairn/modules/scopes"
+	"cairn/registry"
+)
+
+// Module provides the account store.
+var Module = fx.Module("accounts", fx.Provide(NewStore))
+
+// TokenPrefix marks Cairn tokens so that secret scanners can find them.
+const TokenPrefix = "cairn_pat_"
+
+// User is a person who owns trips.
+type User struct {
+	bun.BaseModel `bun:"table:users"`
+
+	ID        string     `bun:"id,pk"`
+	Email     string     `bun:"email"`
+	Locale    string     `bun:"locale"`
+	CreatedAt time.Time  `bun:"created_at"`
+	DeletedAt *time.Time `bun:"deleted_at"`
+}
+
+type accessToken struct {
+	bun.BaseModel `bun:"table:access_tokens"`
+
+	ID        string     `bun:"id,pk"`
+	UserID    string     `bun:"user_id"`
+	Name      string     `bun:"name"`
+	TokenHash string     `bun:"token_hash"`
+	Scopes    string     `bun:"scopes"` // space-separated, as in OAuth
+	CreatedAt time.Time  `bun:"created_at"`
+	ExpiresAt *time.Time `bun:"expires_at"`
+	RevokedAt *time.Time `bun:"revoked_at"`
+}
+
+// Store keeps users and tokens.
+type Store struct{ db *bun.DB }
+
+// NewStore returns a store over db.
+func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+
+// EnsureUser returns the user with this email, creating it when absent.
+func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, error) {
+	addr, err := mail.ParseAddress(email)
+	if err != nil || addr.Address != email || len(email) > 180 {
+		return nil, false, fmt.Errorf("email %s is not a valid address", registry.Quote(email))
+	}
+	email = strings.ToLower(email)
+	u := new(User)
+	err = s.db.NewSelect().Model(u).Where("email = ?", email).Scan(ctx)
+	if err == nil {
+		return u, false, nil
+	}
+	if !database.NoRows(err) {
+		return nil, false, err
+	}
+	u = &User{ID: uuid.Must(uuid.NewV7()).String(), Email: email, Locale: "en", CreatedAt: time.Now().UTC()}
+	if _, err := s.db.NewInsert().Model(u).Exec(ctx); err != nil {
+		if database.IsUniqueViolation(err) { // created meanwhile by another process
+			return s.EnsureUser(ctx, email)
+		}
+		return nil, false, err
+	}
+	return u, true, nil
+}
+
+// CreateToken mints a token for the user with the given scopes and returns
+// the secret, which is never stored and cannot be shown again.
+func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration) (string, error) {
+	if len(scs) == 0 {
+		return "", fmt.Errorf("a token needs at least one scope (%s)", joinScopes(scopes.All))
+	}
+	for _, sc := range scs {
+		if !scopes.Known(string(sc)) {
+			return "", fmt.Errorf("unknown scope %s; known scopes: %s", registry.Quote(string(sc)), joinScopes(scopes.All))
+		}
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	secret := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw)
+	now := time.Now().UTC()
+	t := &accessToken{
+		ID: uuid.Must(uuid.NewV7()).String(), UserID: userID, Name: name,
+		TokenHash: hashToken(secret), Scopes: joinScopes(scs), CreatedAt: now,
+	}
+	if ttl > 0 {
+		exp := now.Add(ttl)
+		t.ExpiresAt = &exp
+	}
+	if _, err := s.db.NewInsert().Model(t).Exec(ctx); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// Authenticate resolves a token into its principal; (nil, nil) when the
+// token is unknown, revoked, expired, or its user was deleted. It implements
+// guards.Authenticator.
+func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.Principal, error) {
+	if !strings.HasPrefix(credential, TokenPrefix) {
+		return nil, nil
+	}
+	var row struct {
+		accessToken
+		Email     string     `bun:"email"`
+		DeletedAt *time.Time `bun:"user_deleted_at"`
+	}
+	err := s.db.NewSelect().
+		TableExpr("access_tokens AS t").
+		ColumnExpr("t.*, u.email, u.deleted_at AS user_deleted_at").
+		Join("JOIN users AS u ON u.id = t.user_id").
+		Where("t.token_hash = ?", hashToken(credential)).
+		Scan(ctx, &row)
+	if database.NoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	if row.RevokedAt != nil || row.DeletedAt != nil || (row.ExpiresAt != nil && row.ExpiresAt.Before(now)) {
+		return nil, nil
+	}
+	p := &registry.Principal{UserID: row.UserID, Email: row.Email}
+	for _, sc := range strings.Fields(row.Scopes) {
+		p.Scopes = append(p.Scopes, registry.Scope(sc))
+	}
+	return p, nil
+}
+
+// RevokeTokens revokes every token of the user with the given name.
+func (s *Store) RevokeTokens(ctx context.Context, userID, name string) error {
+	_, err := s.db.NewUpdate().Model((*accessToken)(nil)).
+		Set("revoked_at = ?", time.Now().UTC()).
+		Where("user_id = ? AND name = ? AND revoked_at IS NULL", userID, name).
+		Exec(ctx)
+	return err
+}
+
+func hashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+func joinScopes(scs []registry.Scope) string {
+	parts := make([]string, len(scs))
+	for i, s := range scs {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " ")
+}

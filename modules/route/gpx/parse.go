@@ -1,0 +1,262 @@
+// Package gpx reads and writes GPX track files.
+//
+// Parse streams the document token by token, so memory beyond the returned
+// points stays constant whatever the file holds. It is hardened for uploads
+// from strangers (pipeline.md §3): a size limit, no document type declaration,
+// no entity expansion, no network access, and only <trkpt lat lon> with an
+// optional <ele> are read.
+package gpx
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"cairn/modules/route/geo"
+)
+
+// DefaultMaxBytes is the largest stream Parse reads: 30 MB, the upload limit
+// of pipeline.md §2.
+const DefaultMaxBytes = 30_000_000
+
+// Route is what a GPX file yields.
+type Route struct {
+	// Title is the first <trk><name>, trimmed; empty when there is none.
+	Title string
+	// Points holds every track point of every track and segment, in file order.
+	Points []geo.Point
+	// TrackStarts holds, for each track that has points, the index in Points of
+	// its first point, so per-track geometry can be cut out without a copy.
+	TrackStarts []int
+}
+
+// Parser reads GPX with a configurable size limit. The zero value is ready
+// to use with DefaultMaxBytes.
+type Parser struct {
+	// MaxBytes bounds the stream; zero or negative means DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// Parse reads a GPX document from r with the default Parser.
+func Parse(r io.Reader) (Route, error) {
+	return Parser{}.Parse(r)
+}
+
+// Parse reads a GPX document from r. Errors are ErrTooLarge, ErrDoctype,
+// ErrNotGPX, ErrNoTrackPoints or a *SyntaxError (test with errors.Is and
+// errors.As); an error from r itself is returned wrapped.
+func (p Parser) Parse(r io.Reader) (Route, error) {
+	limit := p.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	guard := &guardReader{r: r, remaining: limit}
+	dec := xml.NewDecoder(guard)
+	dec.Strict = true
+	// An empty map keeps the five predefined entities only; in strict mode any
+	// other reference is a syntax error, so nothing is ever expanded.
+	dec.Entity = map[string]string{}
+	// Without a CharsetReader, a non-UTF-8 declaration is an error rather than
+	// a guess.
+	dec.CharsetReader = nil
+
+	st := parseState{dec: dec}
+	if err := st.run(); err != nil {
+		return Route{}, err
+	}
+	if len(st.route.Points) == 0 {
+		return Route{}, ErrNoTrackPoints
+	}
+	return st.route, nil
+}
+
+// parseState follows where the decoder is in the tree with depth counters, not
+// a stack of names, so deep or odd nesting costs nothing.
+type parseState struct {
+	dec   *xml.Decoder
+	route Route
+
+	depth     int  // of the element being read, root is 1
+	rootSeen  bool // the <gpx> element was opened
+	trkDepth  int  // depth of the open <trk>, 0 outside
+	trkHas    bool // the open <trk> already has a point
+	ptDepth   int  // depth of the open <trkpt>, 0 outside
+	titleDone bool // a <trk><name> was read; later ones are ignored
+
+	// text collects character data of the <ele> or <trk><name> being read.
+	text      []byte
+	textDepth int    // depth of that element, 0 when none is open
+	textFor   string // "ele" or "name"
+	point     geo.Point
+}
+
+func (st *parseState) run() error {
+	for {
+		tok, err := st.dec.Token()
+		if err == io.EOF {
+			if !st.rootSeen {
+				return ErrNotGPX
+			}
+			return nil
+		}
+		if err != nil {
+			return st.wrap(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := st.start(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			if err := st.end(t); err != nil {
+				return err
+			}
+		case xml.CharData:
+			if st.textDepth != 0 {
+				st.text = append(st.text, t...)
+			}
+		case xml.Directive:
+			return st.directive(t)
+		}
+	}
+}
+
+func (st *parseState) start(t xml.StartElement) error {
+	st.depth++
+	name := t.Name.Local
+	if st.depth == 1 {
+		if name != "gpx" {
+			return ErrNotGPX
+		}
+		st.rootSeen = true
+		return nil
+	}
+	switch {
+	case name == "trk" && st.trkDepth == 0:
+		st.trkDepth, st.trkHas = st.depth, false
+	case name == "trkpt" && st.trkDepth != 0 && st.ptDepth == 0:
+		st.ptDepth = st.depth
+		return st.readCoordinates(t)
+	case name == "ele" && st.ptDepth != 0 && st.depth == st.ptDepth+1:
+		st.beginText("ele")
+	case name == "name" && !st.titleDone && st.trkDepth != 0 && st.depth == st.trkDepth+1:
+		st.beginText("name")
+	}
+	return nil
+}
+
+func (st *parseState) end(t xml.EndElement) error {
+	defer func() { st.depth-- }()
+	switch {
+	case st.depth == st.textDepth:
+		return st.endText()
+	case st.depth == st.ptDepth:
+		st.ptDepth = 0
+		if !st.trkHas {
+			st.trkHas = true
+			st.route.TrackStarts = append(st.route.TrackStarts, len(st.route.Points))
+		}
+		st.route.Points = append(st.route.Points, st.point)
+	case st.depth == st.trkDepth:
+		st.trkDepth = 0
+	}
+	return nil
+}
+
+func (st *parseState) beginText(what string) {
+	st.textDepth, st.textFor, st.text = st.depth, what, st.text[:0]
+}
+
+func (st *parseState) endText() error {
+	st.textDepth = 0
+	value := bytes.TrimSpace(st.text)
+	if st.textFor == "name" {
+		st.route.Title, st.titleDone = string(value), true
+		return nil
+	}
+	if len(value) == 0 {
+		return nil // an empty <ele> is the same as none
+	}
+	ele, err := strconv.ParseFloat(string(value), 64)
+	if err != nil || math.IsNaN(ele) || math.IsInf(ele, 0) {
+		return st.invalid("ele is not a number")
+	}
+	st.point.Ele = ele
+	return nil
+}
+
+func (st *parseState) readCoordinates(t xml.StartElement) error {
+	lat, lon := math.NaN(), math.NaN()
+	for _, a := range t.Attr {
+		if a.Name.Space != "" {
+			continue
+		}
+		switch a.Name.Local {
+		case "lat":
+			lat = parseCoordinate(a.Value, 90)
+			if math.IsNaN(lat) {
+				return st.invalid("trkpt lat is not a latitude")
+			}
+		case "lon":
+			lon = parseCoordinate(a.Value, 180)
+			if math.IsNaN(lon) {
+				return st.invalid("trkpt lon is not a longitude")
+			}
+		}
+	}
+	if math.IsNaN(lat) || math.IsNaN(lon) {
+		return st.invalid("trkpt without lat or lon")
+	}
+	st.point = geo.Point{Lat: lat, Lon: lon}
+	return nil
+}
+
+// parseCoordinate returns NaN unless s is a finite number within ±bound.
+func parseCoordinate(s string, bound float64) float64 {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(v >= -bound && v <= bound) {
+		return math.NaN()
+	}
+	return v
+}
+
+func (st *parseState) directive(d xml.Directive) error {
+	if containsFold(d, "doctype") || containsFold(d, "entity") {
+		return ErrDoctype
+	}
+	return st.invalid("markup declarations are not accepted")
+}
+
+func (st *parseState) invalid(reason string) error {
+	line, _ := st.dec.InputPos()
+	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: reason}
+}
+
+// wrap turns a decoder error into the package's errors, keeping the guard's
+// own refusals as they are.
+func (st *parseState) wrap(err error) error {
+	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrDoctype) {
+		return err
+	}
+	var readErr *readError
+	if errors.As(err, &readErr) {
+		return fmt.Errorf("gpx: reading: %w", readErr.err)
+	}
+	var xmlErr *xml.SyntaxError
+	if errors.As(err, &xmlErr) {
+		return &SyntaxError{Line: xmlErr.Line, Offset: st.dec.InputOffset(), Reason: xmlErr.Msg, Err: err}
+	}
+	// Other decoder errors (an undeclared charset, for one) are still about
+	// the document's form.
+	line, _ := st.dec.InputPos()
+	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: strings.TrimPrefix(err.Error(), "xml: "), Err: err}
+}
+
+func containsFold(b []byte, lower string) bool {
+	return bytes.Contains(bytes.ToLower(b), []byte(lower))
+}

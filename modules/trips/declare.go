@@ -1,0 +1,135 @@
+package trips
+
+import (
+	"net/http"
+	"time"
+
+	"cairn/modules/scopes"
+	"cairn/registry"
+)
+
+// Declare adds the trip operations to reg, one declaration each.
+func (t *Trips) Declare(reg *registry.Registry) {
+	registry.Add(reg, registry.Op[ListInput, List]{
+		ID:      "trips.list",
+		Summary: "List your trips, newest first",
+		HTTP:    registry.Get("/trips"),
+		Tool:    registry.Tool("list_trips", "List the caller's trips, newest first, 20 per page, optionally filtered by title or dates. Use an id from here with get_trip."),
+
+		Scope:        scopes.TripsRead,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: t.list,
+	})
+
+	registry.Add(reg, registry.Op[CreateInput, State]{
+		ID:      "trips.create",
+		Summary: "Create a trip from a route address",
+		HTTP:    registry.Post("/trips", http.StatusAccepted),
+		Tool:    registry.Tool("create_trip", "Create a trip from the https address of a route (Komoot, Strava or RideWithGPS) and optional settings. Answers at once; the days are computed in the background, so poll get_trip until partial is false."),
+
+		Scope:        scopes.TripsWrite,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.PerUser(10, time.Minute),
+		Merge:        t.mergeCreate,
+		Validate:     registry.ValidateWith(validateTrip),
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.CreationReplayedBy(t.replayCreate),
+		Hints:        registry.Hints{OpenWorld: true},
+		Dispatches:   true,
+
+		Handle: t.create,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, Detail]{
+		ID:      "trips.get",
+		Summary: "Read a trip: settings, then one line per day",
+		HTTP:    registry.Get("/trips/{id}/detail"),
+		Tool:    registry.Tool("get_trip", "Read one trip as a digest: its settings, then one line per day. Says partial: true while the days are still being computed. Publishes the version that writes need."),
+
+		Scope:        scopes.TripsRead,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: t.detail,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, State]{
+		ID:      "trips.state",
+		Summary: "The trip's address: its computation statuses and lock",
+		HTTP:    registry.Get("/trips/{id}"),
+		Tool:    registry.NotATool(registry.MotiveCoveredByAnotherTool),
+
+		Scope:        scopes.TripsRead,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: t.state,
+	})
+
+	registry.Add(reg, registry.Op[UpdateInput, State]{
+		ID:      "trips.update_settings",
+		Summary: "Change a trip's settings",
+		HTTP:    registry.Patch("/trips/{id}", http.StatusAccepted),
+		Tool:    registry.Tool("update_trip_settings", "Change pacing, dates, speed or the route of a trip. Changing the route, end date or pacing recuts every day and discards manual splits and chosen accommodations. Needs the version from get_trip; asks for confirmation first."),
+
+		Scope:        scopes.TripsWrite,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.NoRateLimit,
+		Load:         t.load,
+		Merge:        t.mergeUpdate,
+		Validate:     registry.ValidateWith(validateTrip),
+		Lock:         registry.LockWhen(LockReason, lockedRecord),
+		Precondition: registry.RequireVersion,
+		Confirm:      registry.ConfirmWith(t.settingsImpact),
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{Destructive: true, OpenWorld: true},
+		Dispatches:   true,
+
+		Handle: t.updateSettings,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, Deleted]{
+		ID:      "trips.delete",
+		Summary: "Delete a trip, its days and its share links",
+		HTTP:    registry.Delete("/trips/{id}"),
+		Tool:    registry.Tool("delete_trip", "Delete a trip with its days and share links. Cannot be undone; asks for confirmation first."),
+
+		Scope:        scopes.TripsWrite,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.ConfirmWith(t.deleteImpact),
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{Destructive: true},
+
+		Handle: t.delete,
+	})
+}
+
+func validateTrip(r registry.Record) []registry.Violation { return r.(*Trip).Violations() }
+
+func lockedRecord(r registry.Record, now time.Time) bool { return Locked(r.(*Trip), now) }

@@ -1,0 +1,253 @@
+package trips
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"cairn/registry"
+)
+
+func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List, error) {
+	page, per := max(in.Page, 1), in.ItemsPerPage
+	if per <= 0 {
+		per = 20
+	}
+	rows, total, err := t.store.List(ctx, c.UserID(), Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate}, page, per)
+	if err != nil {
+		return List{}, err
+	}
+	out := List{Member: make([]Summary, 0, len(rows)), TotalItems: total, Page: page, ItemsPerPage: per}
+	for i := range rows {
+		r := &rows[i]
+		out.Member = append(out.Member, Summary{
+			ID: r.ID, Title: r.Title, StartDate: r.StartDate, EndDate: r.EndDate,
+			Status: listStatus(r), IsLocked: Locked(r, c.Now), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		})
+	}
+	return out, nil
+}
+
+// listStatus is the listing's status: draft while nothing is scheduled and
+// no day exists, analyzing while any computation is pending or running.
+func listStatus(t *Trip) string {
+	for _, s := range t.ComputationStatus {
+		if s == "pending" || s == "running" {
+			return "analyzing"
+		}
+	}
+	if t.Status == StatusReady {
+		return "analyzed"
+	}
+	return StatusDraft
+}
+
+// mergeCreate applies the input onto the defaults: the only fields a
+// creation can set are the published settings.
+func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput) (registry.Record, error) {
+	tr := &Trip{
+		SourceURL:          in.SourceURL,
+		FatigueFactor:      DefaultFatigueFactor,
+		ElevationPenalty:   DefaultElevationPenalty,
+		MaxDistancePerDay:  DefaultMaxDistancePerDay,
+		AverageSpeed:       DefaultAverageSpeed,
+		DepartureHour:      DefaultDepartureHour,
+		AccommodationTypes: slices.Clone(AccommodationTypes),
+		Locale:             "en",
+		Status:             StatusDraft,
+		ComputationStatus:  StatusMap{},
+		Version:            1,
+	}
+	tr.StartDate, tr.EndDate = in.StartDate, in.EndDate
+	setIf(&tr.FatigueFactor, in.FatigueFactor)
+	setIf(&tr.ElevationPenalty, in.ElevationPenalty)
+	setIf(&tr.MaxDistancePerDay, in.MaxDistancePerDay)
+	setIf(&tr.AverageSpeed, in.AverageSpeed)
+	setIf(&tr.DepartureHour, in.DepartureHour)
+	setIf(&tr.EbikeMode, in.EbikeMode)
+	if in.EnabledAccommodationTypes != nil {
+		tr.AccommodationTypes = in.EnabledAccommodationTypes
+	}
+	return tr, nil
+}
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func (t *Trips) create(ctx context.Context, c *registry.Call, _ *CreateInput) (State, error) {
+	tr := c.Merged.(*Trip)
+	now := c.Now.UTC()
+	tr.ID = uuid.Must(uuid.NewV7()).String()
+	tr.UserID = c.UserID()
+	tr.CreatedAt, tr.UpdatedAt = now, now
+	if err := t.store.Insert(ctx, tr); err != nil {
+		return State{}, err
+	}
+	s := stateOf(tr, c.Now)
+	s.Next = "call get_trip with this id; it says partial: true until the days are computed"
+	return s, nil
+}
+
+func (t *Trips) replayCreate(ctx context.Context, c *registry.Call, id string) (any, error) {
+	tr, err := t.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s := stateOf(tr, c.Now)
+	s.Next = "this repeats an earlier creation with the same key; call get_trip with this id"
+	return s, nil
+}
+
+func stateOf(tr *Trip, now time.Time) State {
+	cs := map[string]string(tr.ComputationStatus)
+	if cs == nil {
+		cs = map[string]string{}
+	}
+	return State{ID: tr.ID, ComputationStatus: cs, IsLocked: Locked(tr, now), Version: tr.Version}
+}
+
+func (t *Trips) load(ctx context.Context, c *registry.Call) (registry.Record, error) {
+	return t.store.Get(ctx, c.Var("id"))
+}
+
+func (t *Trips) state(ctx context.Context, c *registry.Call, _ *NoInput) (State, error) {
+	tr, err := t.store.Get(ctx, c.Var("id"))
+	if err != nil {
+		return State{}, err
+	}
+	return stateOf(tr, c.Now), nil
+}
+
+func (t *Trips) detail(ctx context.Context, c *registry.Call, _ *NoInput) (Detail, error) {
+	tr, err := t.store.Get(ctx, c.Var("id"))
+	if err != nil {
+		return Detail{}, err
+	}
+	s := stateOf(tr, c.Now)
+	d := Detail{
+		ID: tr.ID, Settings: settingsOf(tr), SourceType: tr.SourceType, Status: tr.Status,
+		IsLocked: s.IsLocked, ComputationStatus: s.ComputationStatus, Version: tr.Version,
+		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt, Partial: true,
+		Note: "the days are not computed yet; read this trip again later",
+	}
+	return d, nil
+}
+
+func settingsOf(tr *Trip) Settings {
+	return Settings{
+		Title: tr.Title, SourceURL: tr.SourceURL, StartDate: tr.StartDate, EndDate: tr.EndDate,
+		FatigueFactor: tr.FatigueFactor, ElevationPenalty: tr.ElevationPenalty,
+		MaxDistancePerDay: tr.MaxDistancePerDay, AverageSpeed: tr.AverageSpeed,
+		DepartureHour: tr.DepartureHour, EbikeMode: tr.EbikeMode,
+		EnabledAccommodationTypes: slices.Clone(tr.AccommodationTypes),
+	}
+}
+
+// mergeUpdate applies the merge patch onto a copy of the stored trip. A
+// field sent as null clears it; an absent field is kept.
+func (t *Trips) mergeUpdate(_ context.Context, c *registry.Call, in *UpdateInput) (registry.Record, error) {
+	tr := c.Previous.(*Trip).clone()
+	if c.Sent("title") {
+		tr.Title = in.Title
+	}
+	if c.Sent("startDate") {
+		tr.StartDate = in.StartDate
+	}
+	if c.Sent("endDate") {
+		tr.EndDate = in.EndDate
+	}
+	setIf(&tr.SourceURL, in.SourceURL)
+	setIf(&tr.FatigueFactor, in.FatigueFactor)
+	setIf(&tr.ElevationPenalty, in.ElevationPenalty)
+	setIf(&tr.MaxDistancePerDay, in.MaxDistancePerDay)
+	setIf(&tr.AverageSpeed, in.AverageSpeed)
+	setIf(&tr.DepartureHour, in.DepartureHour)
+	setIf(&tr.EbikeMode, in.EbikeMode)
+	if in.EnabledAccommodationTypes != nil {
+		tr.AccommodationTypes = in.EnabledAccommodationTypes
+	}
+	return tr, nil
+}
+
+// changes lists the settings that differ between two records, by JSON name.
+func changes(a, b *Trip) []string {
+	var out []string
+	diff := func(name string, changed bool) {
+		if changed {
+			out = append(out, name)
+		}
+	}
+	diff("title", !eqPtr(a.Title, b.Title))
+	diff("sourceUrl", a.SourceURL != b.SourceURL)
+	diff("startDate", !eqPtr(a.StartDate, b.StartDate))
+	diff("endDate", !eqPtr(a.EndDate, b.EndDate))
+	diff("fatigueFactor", a.FatigueFactor != b.FatigueFactor)
+	diff("elevationPenalty", a.ElevationPenalty != b.ElevationPenalty)
+	diff("maxDistancePerDay", a.MaxDistancePerDay != b.MaxDistancePerDay)
+	diff("averageSpeed", a.AverageSpeed != b.AverageSpeed)
+	diff("departureHour", a.DepartureHour != b.DepartureHour)
+	diff("ebikeMode", a.EbikeMode != b.EbikeMode)
+	diff("enabledAccommodationTypes", !sameSet(a.AccommodationTypes, b.AccommodationTypes))
+	return out
+}
+
+// recutting are the settings whose change regenerates every day.
+var recutting = []string{"sourceUrl", "endDate", "fatigueFactor", "elevationPenalty", "maxDistancePerDay"}
+
+func eqPtr[T comparable](a, b *T) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func (t *Trips) settingsImpact(_ context.Context, c *registry.Call) (registry.Impact, error) {
+	prev, merged := c.Previous.(*Trip), c.Merged.(*Trip)
+	changed := changes(prev, merged)
+	if len(changed) == 0 {
+		return registry.Impact{Summary: "nothing changes: the values sent are the stored ones", Loses: []string{}}, nil
+	}
+	im := registry.Impact{Summary: fmt.Sprintf("changes %d setting(s): %v", len(changed), changed), Loses: []string{}}
+	for _, f := range changed {
+		if slices.Contains(recutting, f) {
+			im.Loses = append(im.Loses, "every day is recut from the route: manual splits and chosen accommodations are discarded")
+			break
+		}
+	}
+	return im, nil
+}
+
+func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateInput) (State, error) {
+	prev, merged := c.Previous.(*Trip), c.Merged.(*Trip)
+	if len(changes(prev, merged)) == 0 {
+		return stateOf(prev, c.Now), nil // nothing to write, nothing to recompute
+	}
+	if err := t.store.Update(ctx, merged, prev.Version); err != nil {
+		return State{}, err
+	}
+	return stateOf(merged, c.Now), nil
+}
+
+func (t *Trips) deleteImpact(ctx context.Context, c *registry.Call) (registry.Impact, error) {
+	return registry.Impact{
+		Summary: "deletes this trip; it cannot be undone",
+		Loses:   []string{"the trip and its settings", "every day of it, with chosen accommodations", "its share links, which stop answering"},
+	}, nil
+}
+
+func (t *Trips) delete(ctx context.Context, c *registry.Call, _ *NoInput) (Deleted, error) {
+	if err := t.store.Delete(ctx, c.Var("id")); err != nil {
+		return Deleted{}, err
+	}
+	return Deleted{ID: c.Var("id"), Deleted: true}, nil
+}

@@ -1,0 +1,136 @@
+package trips
+
+import (
+	"time"
+)
+
+// CreateInput is what a creation accepts: the source and the settings, and
+// nothing the server owns (status, version, createdAt … are refused by name).
+type CreateInput struct {
+	SourceURL                 string   `json:"sourceUrl" maxLength:"2048" doc:"https address of the route to import (Komoot tour or collection, Strava route, RideWithGPS route)."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC). A trip whose start date is today or earlier is locked."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day of the trip (YYYY-MM-DD); must be after startDate. With both dates the route is cut into that many days."`
+	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0, default 50)."`
+	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
+	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50, default 15)."`
+	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23, default 8)."`
+	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range (default false)."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for (default: all seven)."`
+}
+
+// UpdateInput is a JSON merge patch of the settings: an absent field is
+// kept, null clears a nullable one.
+type UpdateInput struct {
+	Title                     *string  `json:"title,omitempty" maxLength:"255" nullable:"true" doc:"Name of the trip (at most 255 characters); null restores none."`
+	SourceURL                 *string  `json:"sourceUrl,omitempty" maxLength:"2048" doc:"https address of the route; changing it re-imports the route and recuts every day."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" doc:"First day (YYYY-MM-DD, UTC); null removes the date. Cannot unlock a trip that has started."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" doc:"Last day (YYYY-MM-DD), after startDate; null removes it. Recuts every day."`
+	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0). Recuts every day."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0). Recuts every day."`
+	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300). Recuts every day."`
+	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50)."`
+	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23)."`
+	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for."`
+}
+
+// ListInput selects a page of the caller's trips.
+type ListInput struct {
+	Page         int    `json:"page,omitempty" minimum:"1" doc:"Page number, from 1 (default 1)."`
+	ItemsPerPage int    `json:"itemsPerPage,omitempty" minimum:"1" maximum:"100" doc:"Trips per page (1 to 100, default 20)."`
+	Title        string `json:"title,omitempty" maxLength:"255" doc:"Only trips whose title contains this text (case-insensitive)."`
+	StartDate    string `json:"startDate,omitempty" doc:"Only trips starting on or after this day (YYYY-MM-DD); ignored when not a date."`
+	EndDate      string `json:"endDate,omitempty" doc:"Only trips ending on or before this day (YYYY-MM-DD); ignored when not a date."`
+}
+
+// NoInput is the input of operations addressed by their URI variables alone.
+type NoInput struct{}
+
+// State is the canonical short answer about a trip: what every write
+// returns, and GET /trips/{id}. Its values are read, never defaulted.
+type State struct {
+	ID                string            `json:"id" doc:"The trip's id."`
+	ComputationStatus map[string]string `json:"computationStatus" doc:"Each scheduled computation and its status (pending, running, done, failed, superseded); empty when nothing is scheduled."`
+	IsLocked          bool              `json:"isLocked" doc:"True once the start date is today or earlier (UTC): the trip can no longer be edited."`
+	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`
+	Next              string            `json:"next,omitempty" doc:"What to call next."`
+}
+
+// CreatedID implements registry.Created.
+func (s State) CreatedID() string { return s.ID }
+
+// ResourceVersion implements registry.Versioned.
+func (s State) ResourceVersion() int64 { return s.Version }
+
+// ResourceLocation implements registry.Located.
+func (s State) ResourceLocation() string { return "/trips/" + s.ID }
+
+// Settings are the writable settings of a trip as published.
+type Settings struct {
+	Title                     *string  `json:"title,omitempty" doc:"Name of the trip; taken from the source when not set."`
+	SourceURL                 string   `json:"sourceUrl" doc:"Address the route was imported from."`
+	StartDate                 *string  `json:"startDate,omitempty" doc:"First day (YYYY-MM-DD), absent when not set."`
+	EndDate                   *string  `json:"endDate,omitempty" doc:"Last day (YYYY-MM-DD), absent when not set."`
+	FatigueFactor             float64  `json:"fatigueFactor" doc:"Each day is this fraction of the previous one."`
+	ElevationPenalty          float64  `json:"elevationPenalty" doc:"Metres of climb worth one flat kilometre."`
+	MaxDistancePerDay         float64  `json:"maxDistancePerDay" doc:"Longest day in km."`
+	AverageSpeed              float64  `json:"averageSpeed" doc:"Riding speed on the flat in km/h."`
+	DepartureHour             int      `json:"departureHour" doc:"Hour the rider leaves each morning."`
+	EbikeMode                 bool     `json:"ebikeMode" doc:"Planned for an e-bike."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes" doc:"Accommodation types looked for."`
+}
+
+// Detail is a trip as get_trip answers it: settings first, then its days.
+type Detail struct {
+	ID                string            `json:"id" doc:"The trip's id."`
+	Settings          Settings          `json:"settings" doc:"The trip's settings."`
+	SourceType        *string           `json:"sourceType,omitempty" doc:"Kind of source, once the route is imported."`
+	Status            string            `json:"status" doc:"draft until at least two days are stored, then ready."`
+	IsLocked          bool              `json:"isLocked" doc:"True once the trip has started: it can no longer be edited."`
+	ComputationStatus map[string]string `json:"computationStatus" doc:"Each scheduled computation and its status."`
+	Partial           bool              `json:"partial" doc:"True while the days are not computed yet: the day list is then absent, not empty."`
+	Days              []Day             `json:"days,omitempty" doc:"One line per day, present once computed."`
+	Note              string            `json:"note,omitempty" doc:"What the answer means and what to call next."`
+	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`
+	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
+	UpdatedAt         time.Time         `json:"updatedAt" doc:"When the trip last changed."`
+}
+
+// ResourceVersion implements registry.Versioned.
+func (d Detail) ResourceVersion() int64 { return d.Version }
+
+// Day is one line of the digest.
+type Day struct {
+	DayNumber int     `json:"dayNumber" doc:"1 for the first day."`
+	Distance  float64 `json:"distance" doc:"Kilometres ridden."`
+	Ascent    float64 `json:"ascent" doc:"Metres climbed."`
+	Descent   float64 `json:"descent" doc:"Metres descended."`
+}
+
+// Summary is a trip in a listing.
+type Summary struct {
+	ID         string    `json:"id" doc:"The trip's id."`
+	Title      *string   `json:"title,omitempty" doc:"Name of the trip, when known."`
+	StartDate  *string   `json:"startDate,omitempty" doc:"First day, when set."`
+	EndDate    *string   `json:"endDate,omitempty" doc:"Last day, when set."`
+	StageCount int       `json:"stageCount" doc:"Number of riding days computed so far."`
+	Status     string    `json:"status" doc:"draft, analyzing or analyzed."`
+	IsLocked   bool      `json:"isLocked" doc:"True once the trip has started."`
+	CreatedAt  time.Time `json:"createdAt" doc:"When the trip was created."`
+	UpdatedAt  time.Time `json:"updatedAt" doc:"When the trip last changed."`
+}
+
+// List is one page of trips, newest first.
+type List struct {
+	Member       []Summary `json:"member" doc:"The trips of this page, newest first."`
+	TotalItems   int       `json:"totalItems" doc:"How many trips match, over all pages."`
+	Page         int       `json:"page" doc:"This page's number."`
+	ItemsPerPage int       `json:"itemsPerPage" doc:"Page size used."`
+}
+
+// Deleted is the answer of a deletion (HTTP answers 204 without it).
+type Deleted struct {
+	ID      string `json:"id" doc:"The id of the trip that was deleted."`
+	Deleted bool   `json:"deleted" doc:"Always true: the trip, its days and its share links are gone."`
+}

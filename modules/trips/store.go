@@ -1,0 +1,107 @@
+package trips
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+	"cairn/registry"
+)
+
+// Store keeps trips. Every method joins the transaction carried by ctx.
+type Store struct{ db *bun.DB }
+
+// NewStore returns a store over db.
+func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+
+// Owns reports whether the user owns trip id. An id that is not a UUID is
+// simply not owned: it gets the same answer as an unknown one.
+func (s *Store) Owns(ctx context.Context, userID, id string) (bool, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return false, nil
+	}
+	n, err := database.Conn(ctx, s.db).NewSelect().Table("trips").
+		Where("id = ? AND user_id = ?", id, userID).Count(ctx)
+	return n > 0, err
+}
+
+// Get loads trip id.
+func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
+	t := new(Trip)
+	err := database.Conn(ctx, s.db).NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
+	if database.NoRows(err) {
+		// The owner guard ran first, so the trip vanished meanwhile.
+		return nil, registry.Fail(registry.KindNotFound, "not found among your resources; list yours to find the right id")
+	}
+	return t, err
+}
+
+// Insert stores a new trip.
+func (s *Store) Insert(ctx context.Context, t *Trip) error {
+	_, err := database.Conn(ctx, s.db).NewInsert().Model(t).Exec(ctx)
+	return err
+}
+
+// ErrStale is returned when a conditional write finds another version.
+var ErrStale = registry.Fail(registry.KindPreconditionFailed,
+	"the trip changed meanwhile; read it again and retry with its current version")
+
+// Update writes t when the stored version is still expected, and bumps the
+// version. The WHERE clause is what makes two writers holding one version
+// give one success and one refusal.
+func (s *Store) Update(ctx context.Context, t *Trip, expected int64) error {
+	t.Version = expected + 1
+	t.UpdatedAt = time.Now().UTC()
+	res, err := database.Conn(ctx, s.db).NewUpdate().Model(t).WherePK().
+		Where("version = ?", expected).ExcludeColumn("id", "user_id", "created_at").Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrStale
+	}
+	return nil
+}
+
+// Delete removes trip id.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	_, err := database.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Exec(ctx)
+	return err
+}
+
+// Filter narrows a listing.
+type Filter struct {
+	Title     string // case-insensitive substring
+	StartFrom string // start date on or after (YYYY-MM-DD); ignored when malformed
+	EndBy     string // end date on or before; ignored when malformed
+}
+
+// List returns one page of the user's trips, newest first, and the total.
+func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int) ([]Trip, int, error) {
+	var out []Trip
+	q := database.Conn(ctx, s.db).NewSelect().Model(&out).Where("user_id = ?", userID)
+	if f.Title != "" {
+		q = q.Where("LOWER(title) LIKE ?", "%"+strings.ToLower(escapeLike(f.Title))+"%")
+	}
+	if isDate(f.StartFrom) {
+		q = q.Where("start_date >= ?", f.StartFrom)
+	}
+	if isDate(f.EndBy) {
+		q = q.Where("end_date <= ?", f.EndBy)
+	}
+	total, err := q.Order("created_at DESC", "id DESC").Limit(int64(per)).Offset(int64((page - 1) * per)).ScanAndCount(ctx)
+	return out, int(total), err
+}
+
+func isDate(s string) bool {
+	_, err := time.Parse(dateLayout, s)
+	return err == nil
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer("%", "", "_", "").Replace(s)
+}

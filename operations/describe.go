@@ -1,0 +1,152 @@
+package operations
+
+import (
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"cairn/registry"
+)
+
+var problemType = reflect.TypeFor[registry.Problem]()
+var confirmationType = reflect.TypeFor[ConfirmationProblem]()
+
+// describe builds the OpenAPI operation of a declaration: parameters,
+// headers, body and every answer the guards it declares can give.
+func (f *Face) describe(op *registry.Operation) *huma.Operation {
+	hop := &huma.Operation{
+		OperationID: strings.ReplaceAll(op.ID, ".", "-"),
+		Method:      op.HTTP.Method,
+		Path:        op.HTTP.Path,
+		Summary:     op.Summary,
+		Description: describeGuards(op),
+		Tags:        []string{strings.SplitN(op.ID, ".", 2)[0]},
+		Security:    []map[string][]string{{"bearer": {string(op.Scope)}}},
+		Responses:   map[string]*huma.Response{},
+	}
+	for _, v := range op.URIVariables() {
+		hop.Parameters = append(hop.Parameters, &huma.Param{
+			Name: v, In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
+			Description: "Id of the " + strings.TrimSuffix(v, "Id") + ".",
+		})
+	}
+	in := f.inputSchema(op)
+	if op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete {
+		names := make([]string, 0, len(in.Properties))
+		for n := range in.Properties {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			p := in.Properties[n]
+			hop.Parameters = append(hop.Parameters, &huma.Param{Name: n, In: "query", Schema: p, Description: p.Description})
+		}
+	} else if len(in.Properties) > 0 {
+		ref := f.schemas.Of(op.InputType)
+		content := map[string]*huma.MediaType{"application/json": {Schema: ref}}
+		if op.HTTP.Method == http.MethodPatch {
+			content["application/merge-patch+json"] = &huma.MediaType{Schema: ref}
+		}
+		hop.RequestBody = &huma.RequestBody{Required: true, Content: content}
+	}
+	if op.Precondition == registry.RequireVersion {
+		hop.Parameters = append(hop.Parameters, &huma.Param{Name: "If-Match", In: "header", Required: true,
+			Schema:      &huma.Schema{Type: "string"},
+			Description: "The ETag (version) you last read. Missing: 428; stale: 412."})
+	}
+	if op.Idempotency.Creation() {
+		hop.Parameters = append(hop.Parameters, &huma.Param{Name: HeaderIdempotencyKey, In: "header", Required: true,
+			Schema:      &huma.Schema{Type: "string", MinLength: intPtr(16), MaxLength: intPtr(255)},
+			Description: "One opaque key per intent, 16 to 255 characters, sent unchanged on every retry. Missing or malformed: 400; reused with another body: 409."})
+	}
+	if op.Confirm.Asks() {
+		hop.Parameters = append(hop.Parameters, &huma.Param{Name: HeaderConfirmationToken, In: "header",
+			Schema:      &huma.Schema{Type: "string"},
+			Description: "Token from the 409 confirmation-required answer. Without it nothing is written and the impact is described."})
+	}
+
+	success := &huma.Response{Description: http.StatusText(op.HTTP.Status), Headers: map[string]*huma.Param{}}
+	if op.HTTP.Status != http.StatusNoContent {
+		success.Content = map[string]*huma.MediaType{"application/json": {Schema: f.schemas.Of(op.OutputType)}}
+	}
+	if reflect.PointerTo(op.OutputType).Implements(reflect.TypeFor[registry.Versioned]()) || op.OutputType.Implements(reflect.TypeFor[registry.Versioned]()) {
+		success.Headers["ETag"] = &huma.Param{Description: "The structural version, to send back as If-Match.", Schema: &huma.Schema{Type: "string"}}
+	}
+	if op.OutputType.Implements(reflect.TypeFor[registry.Located]()) && (op.HTTP.Status == http.StatusCreated || op.HTTP.Status == http.StatusAccepted) {
+		success.Headers["Location"] = &huma.Param{Description: "Address of the resource.", Schema: &huma.Schema{Type: "string"}}
+	}
+	hop.Responses[strconv.Itoa(op.HTTP.Status)] = success
+
+	problem := func(status int, why string) {
+		hop.Responses[strconv.Itoa(status)] = &huma.Response{
+			Description: why,
+			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.schemas.Of(problemType)}},
+		}
+	}
+	problem(http.StatusUnauthorized, "No valid bearer token.")
+	problem(http.StatusForbidden, "The token lacks the scope "+string(op.Scope)+".")
+	problem(http.StatusUnprocessableEntity, "An argument is not published, missing or out of range; every field is named.")
+	problem(http.StatusInternalServerError, "An internal error; nothing is shown of it.")
+	if op.RateLimit.Limited() {
+		problem(http.StatusTooManyRequests, "Too many calls; see Retry-After.")
+	}
+	if op.Owner.ByVariable() {
+		problem(http.StatusNotFound, "Unknown, or not yours: the same answer.")
+	}
+	if op.Lock.Applies() {
+		problem(http.StatusLocked, "The record is locked.")
+	}
+	if op.Precondition == registry.RequireVersion {
+		problem(http.StatusPreconditionFailed, "The If-Match version is stale.")
+		problem(http.StatusPreconditionRequired, "If-Match is missing.")
+	}
+	if op.Idempotency.Creation() || op.Writes() {
+		problem(http.StatusBadRequest, "The request cannot be read (body, or Idempotency-Key).")
+	}
+	if op.Idempotency.Creation() {
+		problem(http.StatusConflict, "The Idempotency-Key was used with another body.")
+	}
+	if op.Confirm.Asks() {
+		hop.Responses["409"] = &huma.Response{
+			Description: "Confirmation required (type " + ConfirmationType + "): nothing was written; repeat with the Confirmation-Token header. Also: a refused token.",
+			Headers:     map[string]*huma.Param{HeaderConfirmationToken: {Description: "The token to send back.", Schema: &huma.Schema{Type: "string"}}},
+			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.schemas.Of(confirmationType)}},
+		}
+	}
+	return hop
+}
+
+func (f *Face) inputSchema(op *registry.Operation) *huma.Schema {
+	s := f.schemas.Of(op.InputType)
+	for s.Ref != "" {
+		s = f.schemas.Registry().SchemaFromRef(s.Ref)
+	}
+	return s
+}
+
+// describeGuards says in words which guards the declaration applies.
+func describeGuards(op *registry.Operation) string {
+	var b strings.Builder
+	b.WriteString("Scope `" + string(op.Scope) + "`.")
+	if op.Tool.IsTool() {
+		b.WriteString(" MCP tool `" + op.Tool.Name + "`.")
+	} else {
+		b.WriteString(" Not an MCP tool: " + op.Tool.Motive.String() + ".")
+	}
+	if op.RateLimit.Limited() {
+		b.WriteString(" Limited to " + strconv.Itoa(op.RateLimit.Limit) + " calls per " + op.RateLimit.Window.String() + " per user.")
+	}
+	if op.Lock.Applies() {
+		b.WriteString(" Refused with 423 when " + op.Lock.Reason + ".")
+	}
+	if op.Confirm.Asks() {
+		b.WriteString(" Asks for confirmation (409 " + ConfirmationType + ") before acting.")
+	}
+	return b.String()
+}
+
+func intPtr(n int) *int { return &n }

@@ -1,0 +1,225 @@
+// Package operations is the HTTP face: one huma operation per declaration,
+// with path, query, headers and body mapped onto the neutral registry.Call,
+// the shared guard chain run on it, and refusals written as RFC 9457
+// problem+json. Nothing here decides whether a call is allowed.
+package operations
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"cairn/guards"
+	"cairn/registry"
+)
+
+// Headers of the HTTP face.
+const (
+	HeaderIdempotencyKey    = "Idempotency-Key"
+	HeaderConfirmationToken = "Confirmation-Token"
+)
+
+// MaxBody bounds a JSON body; larger ones are refused unread.
+const MaxBody = 1 << 20
+
+// Face serves the registry over HTTP.
+type Face struct {
+	api     huma.API
+	chain   *guards.Chain
+	schemas *Schemas
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns the HTTP face over api, running chain.
+func New(api huma.API, chain *guards.Chain, schemas *Schemas, log *slog.Logger) *Face {
+	return &Face{api: api, chain: chain, schemas: schemas, log: log, now: time.Now}
+}
+
+// GuardNames lists the guards this face runs, in order.
+func (f *Face) GuardNames() []string { return f.chain.Names() }
+
+// Mount adds every operation of reg to the API and its OpenAPI document.
+func (f *Face) Mount(reg *registry.Registry) {
+	for _, op := range reg.Operations() {
+		hop := f.describe(op)
+		f.api.OpenAPI().AddOperation(hop)
+		f.api.Adapter().Handle(hop, f.handler(op))
+	}
+}
+
+func (f *Face) handler(op *registry.Operation) func(huma.Context) {
+	return func(hc huma.Context) {
+		c := &registry.Call{Op: op, Face: registry.FaceHTTP, Now: f.now(), Vars: map[string]string{}}
+		if auth := hc.Header("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
+			c.Credential = strings.TrimSpace(auth[7:])
+		}
+		for _, v := range op.URIVariables() {
+			c.Vars[v] = hc.Param(v)
+		}
+		if op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete {
+			c.Args = f.queryArgs(op, hc)
+		} else {
+			c.Args, c.Unreadable = readBody(hc)
+		}
+		if im := hc.Header("If-Match"); im != "" {
+			v := parseETag(im)
+			c.ExpectedVersion = &v
+		}
+		c.IdempotencyKey = hc.Header(HeaderIdempotencyKey)
+		c.ConfirmationToken = hc.Header(HeaderConfirmationToken)
+
+		err := f.chain.Run(hc.Context(), c)
+		switch {
+		case err != nil:
+			f.writeError(hc, c, err)
+		case c.Confirmation != nil:
+			writeConfirmation(hc, c.Confirmation)
+		default:
+			writeOutput(hc, op, c.Output)
+		}
+	}
+}
+
+// parseETag reads "3", W/"3" or 3. Anything else can never match a version,
+// so it is answered as stale by the precondition guard rather than refused
+// here, before authentication.
+func parseETag(s string) int64 {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
+	v, err := strconv.ParseInt(strings.Trim(s, `"`), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+func readBody(hc huma.Context) (map[string]json.RawMessage, string) {
+	body, err := io.ReadAll(io.LimitReader(hc.BodyReader(), MaxBody+1))
+	if err != nil {
+		return nil, "the request body could not be read"
+	}
+	if len(body) > MaxBody {
+		return nil, "the request body is larger than 1 MiB"
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]json.RawMessage{}, ""
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(body, &args); err != nil || args == nil {
+		return nil, "the request body must be a JSON object"
+	}
+	return args, ""
+}
+
+// queryArgs maps query parameters onto arguments, typed by the published
+// schema so that ?page=2 is the number 2, as it would be over MCP.
+func (f *Face) queryArgs(op *registry.Operation, hc huma.Context) map[string]json.RawMessage {
+	args := map[string]json.RawMessage{}
+	s := f.schemas.Registry()
+	schema := f.schemas.Of(op.InputType)
+	for schema.Ref != "" {
+		schema = s.SchemaFromRef(schema.Ref)
+	}
+	u := hc.URL()
+	for name, values := range u.Query() {
+		if len(values) == 0 {
+			continue
+		}
+		v := values[0]
+		if p, ok := schema.Properties[name]; ok && (p.Type == "integer" || p.Type == "number" || p.Type == "boolean") && json.Valid([]byte(v)) {
+			args[name] = json.RawMessage(v)
+			continue
+		}
+		raw, _ := json.Marshal(v)
+		args[name] = raw
+	}
+	return args
+}
+
+func writeOutput(hc huma.Context, op *registry.Operation, out any) {
+	if v, ok := out.(registry.Versioned); ok {
+		hc.SetHeader("ETag", strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10)))
+	}
+	status := op.HTTP.Status
+	if l, ok := out.(registry.Located); ok && (status == http.StatusCreated || status == http.StatusAccepted) {
+		hc.SetHeader("Location", l.ResourceLocation())
+	}
+	if status == http.StatusNoContent {
+		hc.SetStatus(status)
+		return
+	}
+	writeJSON(hc, status, "application/json", out)
+}
+
+func writeJSON(hc huma.Context, status int, contentType string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"title":"Internal Server Error","status":500}`)
+		contentType = "application/problem+json"
+	}
+	hc.SetHeader("Content-Type", contentType)
+	hc.SetStatus(status)
+	_, _ = hc.BodyWriter().Write(b)
+}
+
+// ConfirmationProblem is the 409 answer of a confirmed operation called
+// without a token: nothing was written; repeat the call, unchanged, with the
+// token in the Confirmation-Token header.
+type ConfirmationProblem struct {
+	registry.Problem
+	Impact            registry.Impact `json:"impact" doc:"What the call will do and what will be lost."`
+	ConfirmationToken string          `json:"confirmationToken" doc:"Single-use token; send it back in the Confirmation-Token header with identical arguments."`
+	ExpiresAt         time.Time       `json:"expiresAt" doc:"When the token stops being accepted."`
+}
+
+// ConfirmationType is the problem type of a confirmation request.
+const ConfirmationType = registry.ProblemTypeBase + "confirmation-required"
+
+func writeConfirmation(hc huma.Context, req *registry.ConfirmationRequest) {
+	hc.SetHeader(HeaderConfirmationToken, req.Token)
+	writeJSON(hc, http.StatusConflict, "application/problem+json", ConfirmationProblem{
+		Problem: registry.Problem{
+			Type: ConfirmationType, Title: "Confirmation required", Status: http.StatusConflict,
+			Detail: "nothing was written; repeat the same request with the Confirmation-Token header to act",
+		},
+		Impact: req.Impact, ConfirmationToken: req.Token, ExpiresAt: req.ExpiresAt,
+	})
+}
+
+func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
+	e := registry.AsError(err)
+	if e.Kind == registry.KindInternal {
+		f.log.Error("operation failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	}
+	p := e.Problem()
+	switch e.Kind {
+	case registry.KindUnauthenticated:
+		hc.SetHeader("WWW-Authenticate", `Bearer realm="cairn"`)
+	case registry.KindForbidden:
+		hc.SetHeader("WWW-Authenticate", `Bearer realm="cairn", error="insufficient_scope", scope="`+string(e.Scope)+`"`)
+	case registry.KindRateLimited:
+		hc.SetHeader("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	writeJSON(hc, p.Status, "application/problem+json", p)
+}
+
+// WriteProblem writes err as problem+json on a plain net/http response, for
+// handlers outside the registry (the MCP endpoint's authentication).
+func WriteProblem(w http.ResponseWriter, err error) {
+	e := registry.AsError(err)
+	if e.Kind == registry.KindUnauthenticated {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+	}
+	p := e.Problem()
+	b, _ := json.Marshal(p)
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(b)
+}

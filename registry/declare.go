@@ -1,0 +1,266 @@
+package registry
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Scope is an OAuth-style permission carried by a credential.
+type Scope string
+
+// Route is where an operation answers on HTTP, and with which success status.
+type Route struct {
+	Method string
+	Path   string // huma/OpenAPI style: /trips/{id}
+	Status int
+}
+
+// Get declares a read answering 200.
+func Get(path string) Route { return Route{Method: http.MethodGet, Path: path, Status: http.StatusOK} }
+
+// Post declares a POST answering status (201 for a creation, 202 when work continues).
+func Post(path string, status int) Route {
+	return Route{Method: http.MethodPost, Path: path, Status: status}
+}
+
+// Patch declares a merge-patch update answering status.
+func Patch(path string, status int) Route {
+	return Route{Method: http.MethodPatch, Path: path, Status: status}
+}
+
+// Delete declares a DELETE answering 204 without a body.
+func Delete(path string) Route {
+	return Route{Method: http.MethodDelete, Path: path, Status: http.StatusNoContent}
+}
+
+// Motive says why an operation is not an MCP tool. The list is closed (the
+// eight motives of ADR-080 §2): adding one is a change to this package.
+type Motive int
+
+// The exclusion motives. The zero value is no motive at all.
+const (
+	motiveNone Motive = iota
+	MotiveNoTextualEquivalent
+	MotiveBinaryPayload
+	MotiveLiveDevice
+	MotiveBrowserAndMailbox
+	MotiveIrreversibleIdentity
+	MotiveCoveredByAnotherTool
+	MotiveUIVocabulary
+	MotiveInfrastructure
+)
+
+var motiveNames = map[Motive]string{
+	MotiveNoTextualEquivalent:  "no textual equivalent",
+	MotiveBinaryPayload:        "binary or bulk payload",
+	MotiveLiveDevice:           "needs a live device",
+	MotiveBrowserAndMailbox:    "needs a browser and a mailbox",
+	MotiveIrreversibleIdentity: "irreversible at identity level",
+	MotiveCoveredByAnotherTool: "already covered by another tool",
+	MotiveUIVocabulary:         "UI vocabulary, not domain",
+	MotiveInfrastructure:       "infrastructure",
+}
+
+// String names the motive as ADR-080 does.
+func (m Motive) String() string {
+	if s, ok := motiveNames[m]; ok {
+		return s
+	}
+	return "none"
+}
+
+// ToolSpec is either an MCP tool (Name, Description) or a motive for not
+// being one. Several operations may share one tool name, each answering one
+// value of the tool's "action" argument.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Action      string // non-empty when the tool groups several operations
+	Motive      Motive
+}
+
+// Tool declares the MCP tool serving an operation.
+func Tool(name, description string) ToolSpec {
+	return ToolSpec{Name: name, Description: description}
+}
+
+// ToolAction declares one branch of a tool that groups several operations.
+func ToolAction(name, description, action string) ToolSpec {
+	return ToolSpec{Name: name, Description: description, Action: action}
+}
+
+// NotATool declares that an operation is HTTP only, for one motive.
+func NotATool(m Motive) ToolSpec { return ToolSpec{Motive: m} }
+
+// IsTool reports whether the operation is served over MCP.
+func (t ToolSpec) IsTool() bool { return t.Name != "" }
+
+// OwnerFunc reports whether the user owns the record named by id. It must
+// not distinguish "absent" from "someone else's": both are false.
+type OwnerFunc func(ctx context.Context, userID, id string) (bool, error)
+
+// OwnerRule is authorization by URI variable, decided before anything is read.
+type OwnerRule struct {
+	Var   string
+	Check OwnerFunc
+	self  bool
+}
+
+// ByURIVariable authorizes by the URI variable v (a path parameter on HTTP,
+// the argument of the same name on MCP).
+func ByURIVariable(v string, check OwnerFunc) OwnerRule { return OwnerRule{Var: v, Check: check} }
+
+// CallerOwned declares an operation addressed by no id: it acts on the
+// caller's own collection (list, create), so there is nothing to authorize.
+var CallerOwned = OwnerRule{self: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (o OwnerRule) Declared() bool { return o.self || (o.Var != "" && o.Check != nil) }
+
+// ByVariable reports whether the rule authorizes by a URI variable.
+func (o OwnerRule) ByVariable() bool { return o.Var != "" && o.Check != nil }
+
+// RateRule is a per-user sliding-window limit on one operation.
+type RateRule struct {
+	Limit  int
+	Window time.Duration
+	none   bool
+}
+
+// PerUser limits each user to n calls of the operation per window.
+func PerUser(n int, window time.Duration) RateRule { return RateRule{Limit: n, Window: window} }
+
+// NoRateLimit declares an operation without its own limit.
+var NoRateLimit = RateRule{none: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (r RateRule) Declared() bool { return r.none || (r.Limit > 0 && r.Window > 0) }
+
+// Limited reports whether the rule limits anything.
+func (r RateRule) Limited() bool { return !r.none && r.Limit > 0 }
+
+// Record is what the read guard loads and what the merge produces.
+type Record interface {
+	// RecordVersion is the structural version, published as ETag and "version".
+	RecordVersion() int64
+}
+
+// Validation judges the merged record and lists every violation.
+type Validation struct {
+	Check func(merged Record) []Violation
+	none  bool
+}
+
+// ValidateWith declares the check run on the merged record.
+func ValidateWith(check func(merged Record) []Violation) Validation {
+	return Validation{Check: check}
+}
+
+// NotValidated declares a read: nothing is merged, nothing to judge.
+var NotValidated = Validation{none: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (v Validation) Declared() bool { return v.none || v.Check != nil }
+
+// Validates reports whether the merged record is judged.
+func (v Validation) Validates() bool { return v.Check != nil }
+
+// LockRule judges the stored record (Previous), never the merged one.
+type LockRule struct {
+	Locked func(previous Record, now time.Time) bool
+	Reason string // fixed text for the refusal: why the record is locked
+	none   bool
+}
+
+// LockWhen declares the lock predicate and the reason given when it holds.
+func LockWhen(reason string, f func(previous Record, now time.Time) bool) LockRule {
+	return LockRule{Locked: f, Reason: reason}
+}
+
+// NoLock declares an operation that a lock does not stop.
+var NoLock = LockRule{none: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (l LockRule) Declared() bool { return l.none || l.Locked != nil }
+
+// Applies reports whether the lock is judged.
+func (l LockRule) Applies() bool { return l.Locked != nil }
+
+// Precondition says whether the caller must send back the version it read.
+type Precondition int
+
+// The preconditions. The zero value is "not declared".
+const (
+	preconditionUndeclared Precondition = iota
+	// NoPrecondition: the write does not need the version back.
+	NoPrecondition
+	// RequireVersion: If-Match on HTTP, a required "version" argument on MCP.
+	RequireVersion
+)
+
+// Impact is what a confirmed operation will do, shown before anything is written.
+type Impact struct {
+	Summary string   `json:"summary" doc:"What the call will do, in one sentence."`
+	Loses   []string `json:"loses" doc:"Everything that will be lost, one item per line."`
+}
+
+// Confirmation declares the confirmation short circuit.
+type Confirmation struct {
+	Impact func(ctx context.Context, c *Call) (Impact, error)
+	none   bool
+}
+
+// ConfirmWith declares an operation that asks before acting, describing its impact.
+func ConfirmWith(impact func(ctx context.Context, c *Call) (Impact, error)) Confirmation {
+	return Confirmation{Impact: impact}
+}
+
+// NoConfirm declares an operation that acts without asking.
+var NoConfirm = Confirmation{none: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (c Confirmation) Declared() bool { return c.none || c.Impact != nil }
+
+// Asks reports whether the operation asks for confirmation.
+func (c Confirmation) Asks() bool { return c.Impact != nil }
+
+// Idempotency declares whether the operation is a creation, whose repeat is
+// recognised by its key and answered by replaying the first result.
+type Idempotency struct {
+	// Replay rebuilds the answer from the id the first call created.
+	Replay func(ctx context.Context, c *Call, createdID string) (any, error)
+	none   bool
+}
+
+// CreationReplayedBy declares a creation and how its answer is rebuilt.
+func CreationReplayedBy(replay func(ctx context.Context, c *Call, createdID string) (any, error)) Idempotency {
+	return Idempotency{Replay: replay}
+}
+
+// NotACreation declares an operation that names what it changes.
+var NotACreation = Idempotency{none: true}
+
+// Declared reports whether the rule was written on the declaration.
+func (i Idempotency) Declared() bool { return i.none || i.Replay != nil }
+
+// Creation reports whether keys apply.
+func (i Idempotency) Creation() bool { return i.Replay != nil }
+
+// Created is implemented by the output of a creation: the id it made.
+type Created interface{ CreatedID() string }
+
+// Versioned is implemented by outputs that publish the structural version.
+type Versioned interface{ ResourceVersion() int64 }
+
+// Located is implemented by outputs that have an address (Location header).
+type Located interface{ ResourceLocation() string }
+
+// Hints are the MCP tool annotations. All four are always written on the
+// wire; the coverage walk checks them against the declaration.
+type Hints struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}

@@ -1,0 +1,136 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies a refusal. Each face maps a Kind to its own artefact once:
+// an HTTP status and problem type, or an MCP tool error with the same fields.
+type Kind int
+
+// The kinds, in the order of their HTTP statuses. KindInternal is the zero
+// value so that an unclassified error is never mistaken for a refusal.
+const (
+	KindInternal             Kind = iota // 500: a fault of ours; the cause is logged, never shown
+	KindMalformed                        // 400: the request cannot be read (bad header, bad JSON)
+	KindUnauthenticated                  // 401: no valid credential
+	KindForbidden                        // 403: the credential lacks the operation's scope
+	KindNotFound                         // 404: unknown, or not the caller's (the same answer)
+	KindConflict                         // 409: a business rule or an idempotency key used with another body
+	KindPreconditionFailed               // 412: the expected version is stale
+	KindInvalid                          // 422: arguments or the merged record break a rule
+	KindLocked                           // 423: the record is locked (a trip that has started)
+	KindPreconditionRequired             // 428: the expected version is missing
+	KindRateLimited                      // 429: the declared per-user limit is reached
+	KindUpstream                         // 502: a provider we depend on failed
+	KindUnavailable                      // 503: a dependency of ours is down
+)
+
+var kindNames = map[Kind]string{
+	KindInternal:             "internal",
+	KindMalformed:            "malformed",
+	KindUnauthenticated:      "unauthenticated",
+	KindForbidden:            "insufficient-scope",
+	KindNotFound:             "not-found",
+	KindConflict:             "conflict",
+	KindPreconditionFailed:   "precondition-failed",
+	KindInvalid:              "invalid",
+	KindLocked:               "locked",
+	KindPreconditionRequired: "precondition-required",
+	KindRateLimited:          "rate-limited",
+	KindUpstream:             "upstream",
+	KindUnavailable:          "unavailable",
+}
+
+// String is the stable slug of the kind, used in problem type URIs.
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "internal"
+}
+
+// Kinds lists every kind, for documentation and exhaustive tests.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(kindNames))
+	for k := KindInternal; k <= KindUnavailable; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Violation names one field of the input or of the merged record and why it
+// was refused. Field is a JSON name (dotted for nested values).
+type Violation struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// Error is the one error type of the domain. Faces map it; modules and
+// guards return it. Detail is fixed text: never an id, never unbounded input.
+type Error struct {
+	Kind       Kind
+	Code       string      // optional stable sub-code, e.g. "confirmation_mismatch"
+	Detail     string      // what happened and what to do next, for a person or a model
+	Violations []Violation // for KindInvalid and named argument refusals
+	RetryAfter int         // seconds, for KindRateLimited
+	Scope      Scope       // the missing scope, for KindForbidden
+	Err        error       // the cause; logged, never shown
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	s := e.Kind.String() + ": " + e.Detail
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap exposes the cause to errors.Is and errors.As.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Fail returns an Error of the given kind with a fixed detail.
+func Fail(k Kind, detail string) *Error { return &Error{Kind: k, Detail: detail} }
+
+// Failf is Fail with formatting. Only quote caller values through Quote.
+func Failf(k Kind, format string, args ...any) *Error {
+	return &Error{Kind: k, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a KindInvalid error listing every violation.
+func Invalid(detail string, vs ...Violation) *Error {
+	return &Error{Kind: KindInvalid, Detail: detail, Violations: vs}
+}
+
+// Internal wraps a cause that the caller must not see.
+func Internal(err error) *Error {
+	return &Error{Kind: KindInternal, Detail: "an internal error occurred; try again later", Err: err}
+}
+
+// AsError classifies any error: an *Error is returned as is, anything else
+// becomes KindInternal with the original as its hidden cause.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}
+
+// MaxQuote bounds how much of a caller's value is ever quoted back: in an
+// agent loop a quoted value is third-party text by round trip.
+const MaxQuote = 64
+
+// Quote renders a caller's value for an error message, cut at MaxQuote runes.
+func Quote(s string) string {
+	r := []rune(s)
+	if len(r) > MaxQuote {
+		return fmt.Sprintf("%q…", string(r[:MaxQuote]))
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,360 @@
+// Package registry holds what exists: the declaration of every operation with
+// all of its guards, the transport-neutral Call the guards judge, and the
+// Registry both faces are generated from. It imports the standard library only.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Op declares one operation, once, with every guard it needs. I is the input
+// (body on HTTP, arguments on MCP, URI variables excluded); O is the output.
+// Every guard field must be written: the zero value means "not declared" and
+// is refused when the registry is checked at start-up.
+type Op[I, O any] struct {
+	ID           string   // <module>.<action>
+	Summary      string   // one line for the OpenAPI document
+	HTTP         Route    // where it answers on HTTP
+	Tool         ToolSpec // the MCP tool, or why it is not one
+	Scope        Scope
+	Owner        OwnerRule
+	RateLimit    RateRule
+	Load         func(ctx context.Context, c *Call) (Record, error)        // the read step; nil when nothing is read
+	Merge        func(ctx context.Context, c *Call, in *I) (Record, error) // the merge step; nil for reads
+	Validate     Validation
+	Lock         LockRule
+	Precondition Precondition
+	Confirm      Confirmation
+	Idempotency  Idempotency
+	Hints        Hints
+	Dispatches   bool // starts background work; never idempotent-hinted
+	Handle       func(ctx context.Context, c *Call, in *I) (O, error)
+}
+
+// Operation is the type-erased form of an Op, what guards and faces see.
+type Operation struct {
+	ID           string
+	Summary      string
+	HTTP         Route
+	Tool         ToolSpec
+	Scope        Scope
+	Owner        OwnerRule
+	RateLimit    RateRule
+	Load         func(ctx context.Context, c *Call) (Record, error)
+	Merge        func(ctx context.Context, c *Call) (Record, error)
+	Validate     Validation
+	Lock         LockRule
+	Precondition Precondition
+	Confirm      Confirmation
+	Idempotency  Idempotency
+	Hints        Hints
+	Dispatches   bool
+	Handle       func(ctx context.Context, c *Call) (any, error)
+
+	InputType  reflect.Type // the Go type both faces publish the schema of
+	OutputType reflect.Type
+	newInput   func() any
+}
+
+// NewInput returns a pointer to a zero input value.
+func (o *Operation) NewInput() any { return o.newInput() }
+
+// Writes reports whether the operation changes anything.
+func (o *Operation) Writes() bool { return o.HTTP.Method != "GET" }
+
+// URIVariables lists the path parameters of the HTTP route, in order.
+func (o *Operation) URIVariables() []string {
+	var out []string
+	for _, m := range pathVar.FindAllStringSubmatch(o.HTTP.Path, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+var pathVar = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_]*)\}`)
+
+// Add declares op in reg. Problems are collected and reported by Check, so
+// that start-up names every broken declaration at once.
+func Add[I, O any](reg *Registry, op Op[I, O]) {
+	handle, merge := op.Handle, op.Merge
+	o := &Operation{
+		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope,
+		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
+		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
+		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches,
+		InputType:  reflect.TypeFor[I](),
+		OutputType: reflect.TypeFor[O](),
+		newInput:   func() any { return new(I) },
+	}
+	if handle != nil {
+		o.Handle = func(ctx context.Context, c *Call) (any, error) {
+			in, _ := c.Input.(*I)
+			if in == nil {
+				in = new(I)
+			}
+			return handle(ctx, c, in)
+		}
+	}
+	if merge != nil {
+		o.Merge = func(ctx context.Context, c *Call) (Record, error) {
+			in, _ := c.Input.(*I)
+			if in == nil {
+				in = new(I)
+			}
+			return merge(ctx, c, in)
+		}
+	}
+	reg.ops = append(reg.ops, o)
+}
+
+// Declarer fills a registry; each feature module provides one.
+type Declarer func(reg *Registry)
+
+// Registry is the list of declared operations.
+type Registry struct {
+	ops []*Operation
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{} }
+
+// Operations returns the operations sorted by ID, so that every listing
+// derived from the registry is stable.
+func (r *Registry) Operations() []*Operation {
+	out := append([]*Operation(nil), r.ops...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup finds an operation by ID.
+func (r *Registry) Lookup(id string) (*Operation, bool) {
+	for _, o := range r.ops {
+		if o.ID == id {
+			return o, true
+		}
+	}
+	return nil, false
+}
+
+// Tools groups the tool operations by tool name, sorted by name; within a
+// tool, operations are sorted by action.
+func (r *Registry) Tools() [][]*Operation {
+	byName := map[string][]*Operation{}
+	for _, o := range r.Operations() {
+		if o.Tool.IsTool() {
+			byName[o.Tool.Name] = append(byName[o.Tool.Name], o)
+		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([][]*Operation, 0, len(names))
+	for _, n := range names {
+		ops := byName[n]
+		sort.Slice(ops, func(i, j int) bool { return ops[i].Tool.Action < ops[j].Tool.Action })
+		out = append(out, ops)
+	}
+	return out
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+	toolPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
+
+// Check refuses duplicate IDs, clashing routes, malformed or clashing tool
+// names and undeclared guards. It is called once at start-up; the error
+// names every problem found.
+func (r *Registry) Check() error {
+	var problems []string
+	add := func(o *Operation, format string, args ...any) {
+		problems = append(problems, o.ID+": "+fmt.Sprintf(format, args...))
+	}
+	ids := map[string]bool{}
+	routes := map[string]string{}
+	tools := map[string]*Operation{}
+	for _, o := range r.Operations() {
+		if !idPattern.MatchString(o.ID) {
+			add(o, "ID must read <module>.<action> in lower snake case")
+		}
+		if ids[o.ID] {
+			add(o, "duplicate operation ID")
+		}
+		ids[o.ID] = true
+		if o.HTTP.Method == "" || !strings.HasPrefix(o.HTTP.Path, "/") || o.HTTP.Status == 0 {
+			add(o, "HTTP route is not declared")
+		} else {
+			key := o.HTTP.Method + " " + pathVar.ReplaceAllString(o.HTTP.Path, "{}")
+			if other, ok := routes[key]; ok {
+				add(o, "HTTP route %s clashes with %s", key, other)
+			}
+			routes[key] = o.ID
+		}
+		switch {
+		case o.Tool.IsTool() && o.Tool.Motive != motiveNone:
+			add(o, "a tool cannot also have an exclusion motive")
+		case o.Tool.IsTool():
+			if !toolPattern.MatchString(o.Tool.Name) {
+				add(o, "tool name %q must match [a-zA-Z0-9_-] and be at most 64 characters", o.Tool.Name)
+			}
+			if o.Tool.Description == "" {
+				add(o, "tool %s has no description", o.Tool.Name)
+			}
+			if other, ok := tools[o.Tool.Name]; ok && (o.Tool.Action == "" || other.Tool.Action == "" || other.Tool.Action == o.Tool.Action) {
+				add(o, "tool name %s is already used by %s", o.Tool.Name, other.ID)
+			}
+			tools[o.Tool.Name] = o
+		case motiveNames[o.Tool.Motive] == "":
+			add(o, "neither a tool nor an exclusion motive is declared")
+		}
+		if o.Scope == "" {
+			add(o, "scope is not declared")
+		}
+		if !o.Owner.Declared() {
+			add(o, "owner is not declared (registry.ByURIVariable or registry.CallerOwned)")
+		}
+		if o.Owner.ByVariable() && !strings.Contains(o.HTTP.Path, "{"+o.Owner.Var+"}") {
+			add(o, "owner variable %q is not in the route %s", o.Owner.Var, o.HTTP.Path)
+		}
+		if !o.RateLimit.Declared() {
+			add(o, "rate limit is not declared (registry.PerUser or registry.NoRateLimit)")
+		}
+		if !o.Validate.Declared() {
+			add(o, "validation is not declared (registry.ValidateWith or registry.NotValidated)")
+		}
+		if o.Validate.Validates() && o.Merge == nil {
+			add(o, "validation needs a merge step to judge")
+		}
+		if !o.Lock.Declared() {
+			add(o, "lock is not declared (registry.LockWhen or registry.NoLock)")
+		}
+		if o.Lock.Applies() && o.Load == nil {
+			add(o, "the lock judges the stored record: declare Load")
+		}
+		if o.Precondition == preconditionUndeclared {
+			add(o, "precondition is not declared (registry.RequireVersion or registry.NoPrecondition)")
+		}
+		if o.Precondition == RequireVersion && o.Load == nil {
+			add(o, "the precondition compares with the stored record: declare Load")
+		}
+		if !o.Confirm.Declared() {
+			add(o, "confirmation is not declared (registry.ConfirmWith or registry.NoConfirm)")
+		}
+		if !o.Idempotency.Declared() {
+			add(o, "idempotency is not declared (registry.CreationReplayedBy or registry.NotACreation)")
+		}
+		if o.Handle == nil {
+			add(o, "no handler")
+		}
+		if k := o.InputType.Kind(); k != reflect.Struct {
+			add(o, "input must be a struct, got %s", k)
+		}
+		if k := o.OutputType.Kind(); k != reflect.Struct {
+			add(o, "output must be a struct, got %s", k)
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// Principal is who calls: resolved by the authenticate guard.
+type Principal struct {
+	UserID string
+	Email  string
+	Scopes []Scope
+}
+
+// Has reports whether the principal carries scope s.
+func (p *Principal) Has(s Scope) bool {
+	for _, x := range p.Scopes {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Face names the transport a call came through. Guards never branch on it;
+// it exists for logs and metrics.
+type Face string
+
+// The two faces.
+const (
+	FaceHTTP Face = "http"
+	FaceMCP  Face = "mcp"
+)
+
+// Asker asks the person behind a client to accept an impact, when the face
+// can (MCP elicitation). It answers true only on an explicit accept.
+type Asker interface {
+	Ask(ctx context.Context, impact Impact) (bool, error)
+}
+
+// Call is the transport-neutral call every guard judges. Each face maps its
+// own artefacts (headers, path, JSON-RPC arguments) onto it; if a guard needs
+// something new, the face that owns it adds a field here.
+type Call struct {
+	Op   *Operation
+	Face Face
+	Now  time.Time
+
+	Credential string     // the bearer token as sent
+	Principal  *Principal // set by authenticate
+
+	Vars map[string]string          // URI variables
+	Args map[string]json.RawMessage // the published input arguments as sent
+	// Unreadable is set by a face whose input could not be read at all (a
+	// body that is not a JSON object); the arguments guard refuses it, so
+	// the refusal still comes after authentication.
+	Unreadable string
+
+	ExpectedVersion   *int64 // If-Match, or the "version" argument
+	IdempotencyKey    string // Idempotency-Key, or "idempotencyKey"
+	KeyDerived        bool   // the key was derived server-side from the arguments
+	ConfirmationToken string // the confirmation header, or "confirmationToken"
+	Asker             Asker  // nil when the face cannot ask a person
+
+	Input    any    // decoded *I, set by the arguments guard
+	Previous Record // set by read: the stored record, never modified
+	Merged   Record // set by merge: the record as it will be written
+
+	Output any // set by handle, or by a replay
+	// Confirmation is set instead of Output when the confirm guard short-circuits.
+	Confirmation *ConfirmationRequest
+}
+
+// ConfirmationRequest is the answer to a confirmed operation called without
+// a token: nothing was written.
+type ConfirmationRequest struct {
+	Impact    Impact    `json:"impact"`
+	Token     string    `json:"confirmationToken"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// Var returns the URI variable v.
+func (c *Call) Var(v string) string { return c.Vars[v] }
+
+// UserID is the authenticated user's id ("" before authenticate).
+func (c *Call) UserID() string {
+	if c.Principal == nil {
+		return ""
+	}
+	return c.Principal.UserID
+}
+
+// Sent reports whether the caller sent argument name (null included).
+func (c *Call) Sent(name string) bool {
+	_, ok := c.Args[name]
+	return ok
+}

@@ -1,0 +1,335 @@
+// Package tools is the MCP face: one tool per tool name in the registry, its
+// input schema generated from the same Go type as the HTTP twin's body, its
+// arguments mapped onto the neutral registry.Call, and the shared guard
+// chain run on it. Refusals are tool results with isError and the same
+// problem fields as HTTP; a confirmation request is a result, not an error.
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/guards"
+	"cairn/registry"
+)
+
+// Domain arguments: what HTTP carries in headers, MCP carries as arguments.
+const (
+	ArgVersion           = "version"
+	ArgIdempotencyKey    = "idempotencyKey"
+	ArgConfirmationToken = "confirmationToken"
+	ArgAction            = "action"
+)
+
+// SchemaSource gives the self-contained JSON Schema of a Go type: the same
+// source the HTTP face publishes in its OpenAPI document.
+type SchemaSource interface {
+	Inline(t reflect.Type) map[string]any
+}
+
+// Face serves the registry's tools over MCP.
+type Face struct {
+	server  *mcp.Server
+	chain   *guards.Chain
+	schemas SchemaSource
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns the MCP face adding tools to server.
+func New(server *mcp.Server, chain *guards.Chain, schemas SchemaSource, log *slog.Logger) *Face {
+	return &Face{server: server, chain: chain, schemas: schemas, log: log, now: time.Now}
+}
+
+// GuardNames lists the guards this face runs, in order.
+func (f *Face) GuardNames() []string { return f.chain.Names() }
+
+// Mount adds one tool per tool name of reg.
+func (f *Face) Mount(reg *registry.Registry) {
+	for _, ops := range reg.Tools() {
+		f.server.AddTool(f.Describe(ops), f.handler(ops))
+	}
+}
+
+// Describe builds the tool of one tool name: its schema, annotations and
+// description. Operations sharing a tool name become one flat schema whose
+// "action" argument picks the branch.
+func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
+	first := ops[0]
+	in := f.inputSchema(ops)
+	h := first.Hints
+	return &mcp.Tool{
+		Name:         first.Tool.Name,
+		Description:  first.Tool.Description,
+		InputSchema:  in,
+		OutputSchema: f.outputSchema(ops),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    h.ReadOnly,
+			DestructiveHint: boolPtr(h.Destructive),
+			IdempotentHint:  h.Idempotent,
+			OpenWorldHint:   boolPtr(h.OpenWorld),
+		},
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
+	props := map[string]any{}
+	var required []string
+	var actions []string
+	for _, op := range ops {
+		s := f.schemas.Inline(op.InputType)
+		if p, ok := s["properties"].(map[string]any); ok {
+			for k, v := range p {
+				props[k] = v
+			}
+		}
+		if len(ops) == 1 {
+			if r, ok := s["required"].([]any); ok {
+				for _, x := range r {
+					required = append(required, x.(string))
+				}
+			}
+		}
+		if op.Tool.Action != "" {
+			actions = append(actions, op.Tool.Action)
+		}
+	}
+	for _, v := range first(ops).URIVariables() {
+		props[v] = map[string]any{"type": "string", "description": "Id of the " + strings.TrimSuffix(v, "Id") + "."}
+		required = append(required, v)
+	}
+	if len(actions) > 0 {
+		props[ArgAction] = map[string]any{"type": "string", "enum": actions, "description": "Which change to make."}
+		required = append(required, ArgAction)
+	}
+	op := first(ops)
+	if op.Precondition == registry.RequireVersion {
+		props[ArgVersion] = map[string]any{"type": "integer", "description": "The version you last read (get_trip publishes it). A stale one is refused: read again and retry."}
+		required = append(required, ArgVersion)
+	}
+	if op.Idempotency.Creation() {
+		props[ArgIdempotencyKey] = map[string]any{"type": "string", "minLength": guards.MinKeyLength, "maxLength": guards.MaxKeyLength,
+			"description": "Optional key for this intent, reused unchanged on retries. Without it, identical arguments within 5 minutes are taken as a retry."}
+	}
+	if op.Confirm.Asks() {
+		props[ArgConfirmationToken] = map[string]any{"type": "string",
+			"description": "Token from a previous call's confirmation answer. Without it nothing is written: the answer describes the impact and gives a token for the same arguments."}
+	}
+	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+func first(ops []*registry.Operation) *registry.Operation { return ops[0] }
+
+// outputSchema is the output type's schema; a tool that may answer with a
+// confirmation request publishes that shape too, so nothing is required.
+func (f *Face) outputSchema(ops []*registry.Operation) map[string]any {
+	s := f.schemas.Inline(first(ops).OutputType)
+	if !first(ops).Confirm.Asks() {
+		return s
+	}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props["confirmation"] = f.schemas.Inline(reflect.TypeFor[registry.ConfirmationRequest]())
+	props["next"] = map[string]any{"type": "string", "description": "What to call next."}
+	delete(s, "required")
+	s["properties"] = props
+	return s
+}
+
+func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := map[string]json.RawMessage{}
+		c := &registry.Call{Face: registry.FaceMCP, Now: f.now(), Vars: map[string]string{}, Op: first(ops)}
+		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+				c.Unreadable = "the arguments must be a JSON object"
+			}
+		}
+		if len(ops) > 1 {
+			c.Op = pickAction(ops, args, c)
+		}
+		if req.Extra != nil {
+			if auth := req.Extra.Header.Get("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
+				c.Credential = strings.TrimSpace(auth[7:])
+			}
+		}
+		f.mapArguments(c, args)
+		if c.Op.Confirm.Asks() && req.Session != nil {
+			if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil {
+				c.Asker = elicitation{session: req.Session}
+			}
+		}
+		err := f.chain.Run(ctx, c)
+		switch {
+		case err != nil:
+			return f.errorResult(c, err), nil
+		case c.Confirmation != nil:
+			return confirmationResult(c.Confirmation), nil
+		default:
+			return outputResult(c.Output)
+		}
+	}
+}
+
+// pickAction chooses the branch named by the action argument. An unknown
+// or missing action falls on the first branch with an unreadable mark, so
+// the refusal still comes after authentication.
+func pickAction(ops []*registry.Operation, args map[string]json.RawMessage, c *registry.Call) *registry.Operation {
+	var action string
+	raw, ok := args[ArgAction]
+	delete(args, ArgAction)
+	if ok {
+		_ = json.Unmarshal(raw, &action)
+	}
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.Tool.Action
+		if op.Tool.Action == action {
+			return op
+		}
+	}
+	if c.Unreadable == "" {
+		c.Unreadable = "action must be one of: " + strings.Join(names, ", ")
+	}
+	return ops[0]
+}
+
+// mapArguments moves the domain arguments (URI variables, version, key,
+// token) out of args onto the call; what remains is the input proper.
+func (f *Face) mapArguments(c *registry.Call, args map[string]json.RawMessage) {
+	op := c.Op
+	bad := func(msg string) {
+		if c.Unreadable == "" {
+			c.Unreadable = msg
+		}
+	}
+	for _, v := range op.URIVariables() {
+		if raw, ok := args[v]; ok {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				bad(v + " must be a string")
+			}
+			c.Vars[v] = s
+			delete(args, v)
+		}
+	}
+	if op.Precondition == registry.RequireVersion {
+		if raw, ok := args[ArgVersion]; ok {
+			var v int64
+			if json.Unmarshal(raw, &v) != nil {
+				bad(ArgVersion + " must be an integer")
+			}
+			c.ExpectedVersion = &v
+			delete(args, ArgVersion)
+		}
+	}
+	if op.Confirm.Asks() {
+		if raw, ok := args[ArgConfirmationToken]; ok {
+			if json.Unmarshal(raw, &c.ConfirmationToken) != nil {
+				bad(ArgConfirmationToken + " must be a string")
+			}
+			delete(args, ArgConfirmationToken)
+		}
+	}
+	if op.Idempotency.Creation() {
+		if raw, ok := args[ArgIdempotencyKey]; ok {
+			if json.Unmarshal(raw, &c.IdempotencyKey) != nil {
+				bad(ArgIdempotencyKey + " must be a string")
+			}
+			delete(args, ArgIdempotencyKey)
+		} else {
+			c.IdempotencyKey, c.KeyDerived = derivedKey(op, args), true
+		}
+	}
+	c.Args = args
+}
+
+// derivedKey is the server's key for a creation sent without one: the tool
+// and its canonical arguments (the user scopes every key row already).
+func derivedKey(op *registry.Operation, args map[string]json.RawMessage) string {
+	raw, _ := json.Marshal(args)
+	canon, err := guards.Canonical(raw)
+	if err != nil {
+		canon = raw
+	}
+	sum := sha256.Sum256(append([]byte(op.Tool.Name+"\n"), canon...))
+	return "derived:" + hex.EncodeToString(sum[:])
+}
+
+func outputResult(out any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}
+
+func confirmationResult(req *registry.ConfirmationRequest) *mcp.CallToolResult {
+	body := map[string]any{
+		"confirmation": req,
+		"next":         "nothing was written; show the impact to the person, then call this tool again with the same arguments and confirmationToken to act",
+	}
+	b, _ := json.Marshal(body)
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+func (f *Face) errorResult(c *registry.Call, err error) *mcp.CallToolResult {
+	e := registry.AsError(err)
+	if e.Kind == registry.KindInternal {
+		f.log.Error("tool failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	}
+	p := e.Problem()
+	var text strings.Builder
+	fmt.Fprintf(&text, "%s (%d): %s", p.Title, p.Status, p.Detail)
+	for _, v := range p.Violations {
+		fmt.Fprintf(&text, "\n- %s: %s", v.Field, v.Reason)
+	}
+	b, _ := json.Marshal(p)
+	r := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text.String()}},
+		StructuredContent: json.RawMessage(b),
+	}
+	r.SetError(e)
+	return r
+}
+
+// elicitation asks the person through the client, when it supports it.
+type elicitation struct{ session *mcp.ServerSession }
+
+func (e elicitation) Ask(ctx context.Context, im registry.Impact) (bool, error) {
+	msg := im.Summary
+	for _, l := range im.Loses {
+		msg += "\n- " + l
+	}
+	res, err := e.session.Elicit(ctx, &mcp.ElicitParams{
+		Message:         msg + "\nProceed?",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	})
+	if err != nil {
+		return false, err
+	}
+	return res.Action == "accept", nil
+}
