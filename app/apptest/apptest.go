@@ -1,0 +1,237 @@
+// Package apptest starts the whole application in-process on a random port,
+// on SQLite by default or on a PostgreSQL database of the test's own, and
+// drives it over HTTP and over MCP with the official client.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/uptrace/bun"
+	"go.uber.org/fx"
+
+	"cairn/app"
+	"cairn/app/config"
+	"cairn/app/database"
+	"cairn/app/database/dbtest"
+	"cairn/modules/accounts"
+	"cairn/registry"
+)
+
+// App is a running application.
+type App struct {
+	URL      string
+	Server   *app.Server
+	DB       *bun.DB
+	Accounts *accounts.Store
+	Config   config.Config
+}
+
+// Option changes the configuration before start.
+type Option func(t testing.TB, c *config.Config)
+
+// Postgres runs the application on a fresh PostgreSQL database.
+func Postgres(t testing.TB, c *config.Config) {
+	c.DatabaseURL = dbtest.PostgresURL(t)
+	db, _, err := database.Open(c.DatabaseURL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := database.Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// New starts the application and stops it when the test ends.
+func New(t testing.TB, opts ...Option) *App {
+	t.Helper()
+	cfg, err := config.Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.LogLevel = "error"
+	for _, o := range opts {
+		o(t, &cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	a := &App{Config: cfg}
+	fxApp := fx.New(app.Options(cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Accounts))
+	if err := fxApp.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := fxApp.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := fxApp.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	a.URL = a.Server.URL()
+	return a
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// Token creates a user (when absent) and a token carrying scopes.
+func (a *App) Token(t testing.TB, email string, scs ...registry.Scope) string {
+	t.Helper()
+	ctx := context.Background()
+	u, _, err := a.Accounts.EnsureUser(ctx, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := a.Accounts.CreateToken(ctx, u.ID, "test", scs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Response is an HTTP answer, read whole.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a map.
+func (r *Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object (%d): %s", r.Status, r.Body)
+	}
+	return m
+}
+
+// Do sends an HTTP request. body may be nil, a string (sent as is) or any
+// value (sent as JSON). headers alternate names and values.
+func (a *App) Do(t testing.TB, method, path, token string, body any, headers ...string) *Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, a.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// MCP connects the official go-sdk client to /mcp with token.
+func (a *App) MCP(t testing.TB, token string, opts ...func(*mcp.ClientOptions)) *mcp.ClientSession {
+	t.Helper()
+	co := &mcp.ClientOptions{}
+	for _, o := range opts {
+		o(co)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "apptest", Version: "1"}, co)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:   a.URL + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("mcp connect: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// ToolResult is a tool call's answer, decoded.
+type ToolResult struct {
+	IsError    bool
+	Structured map[string]any
+	Text       string
+}
+
+// Call calls a tool and decodes its structured content.
+func Call(t testing.TB, s *mcp.ClientSession, tool string, args any) *ToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", tool, err)
+	}
+	out := &ToolResult{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			out.Text += tc.Text
+		}
+	}
+	if res.StructuredContent != nil {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &out.Structured); err != nil {
+			t.Fatalf("structured content of %s is not an object: %s", tool, raw)
+		}
+	}
+	return out
+}
