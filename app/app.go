@@ -252,3 +252,15 @@ const instructions = "Cairn plans bikepacking trips. Create a trip from a route 
 	"then read it with get_trip (partial: true while the days are computed; poll again later). " +
 	"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
 	"and a confirmationToken first, and act when called again with it and the same arguments."
+
+// Registry builds the application's registry without starting anything:
+// nothing connects until start, so this needs no database or network.
+func Registry(cfg config.Config) (*registry.Registry, error) {
+	var srv *Server
+	log := slog.New(slog.DiscardHandler)
+	fxApp := fx.New(Options(cfg, log), fx.NopLogger, fx.Populate(&srv))
+	if err := fxApp.Err(); err != nil {
+		return nil, err
+	}
+	return srv.Registry, nil
+}

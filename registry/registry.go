@@ -34,7 +34,8 @@ type Op[I, O any] struct {
 	Confirm      Confirmation
 	Idempotency  Idempotency
 	Hints        Hints
-	Dispatches   bool // starts background work; never idempotent-hinted
+	Dispatches   bool   // starts background work; never idempotent-hinted
+	Record       Record // a typed nil of the record a write changes; its fields bound the arguments
 	Handle       func(ctx context.Context, c *Call, in *I) (O, error)
 }
 
@@ -56,6 +57,7 @@ type Operation struct {
 	Idempotency  Idempotency
 	Hints        Hints
 	Dispatches   bool
+	RecordType   reflect.Type // nil when the operation writes no record
 	Handle       func(ctx context.Context, c *Call) (any, error)
 
 	InputType  reflect.Type // the Go type both faces publish the schema of
@@ -92,6 +94,9 @@ func Add[I, O any](reg *Registry, op Op[I, O]) {
 		InputType:  reflect.TypeFor[I](),
 		OutputType: reflect.TypeFor[O](),
 		newInput:   func() any { return new(I) },
+	}
+	if op.Record != nil {
+		o.RecordType = reflect.TypeOf(op.Record)
 	}
 	if handle != nil {
 		o.Handle = func(ctx context.Context, c *Call) (any, error) {

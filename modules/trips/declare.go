@@ -46,6 +46,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Idempotency:  registry.CreationReplayedBy(t.replayCreate),
 		Hints:        registry.Hints{OpenWorld: true},
 		Dispatches:   true,
+		Record:       (*Trip)(nil),
 
 		Handle: t.create,
 	})
@@ -106,6 +107,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Idempotency:  registry.NotACreation,
 		Hints:        registry.Hints{Destructive: true, OpenWorld: true},
 		Dispatches:   true,
+		Record:       (*Trip)(nil),
 
 		Handle: t.updateSettings,
 	})

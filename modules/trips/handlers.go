@@ -49,17 +49,17 @@ func listStatus(t *Trip) string {
 // creation can set are the published settings.
 func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput) (registry.Record, error) {
 	tr := &Trip{
-		SourceURL:          in.SourceURL,
-		FatigueFactor:      DefaultFatigueFactor,
-		ElevationPenalty:   DefaultElevationPenalty,
-		MaxDistancePerDay:  DefaultMaxDistancePerDay,
-		AverageSpeed:       DefaultAverageSpeed,
-		DepartureHour:      DefaultDepartureHour,
-		AccommodationTypes: slices.Clone(AccommodationTypes),
-		Locale:             "en",
-		Status:             StatusDraft,
-		ComputationStatus:  StatusMap{},
-		Version:            1,
+		SourceURL:                 in.SourceURL,
+		FatigueFactor:             DefaultFatigueFactor,
+		ElevationPenalty:          DefaultElevationPenalty,
+		MaxDistancePerDay:         DefaultMaxDistancePerDay,
+		AverageSpeed:              DefaultAverageSpeed,
+		DepartureHour:             DefaultDepartureHour,
+		EnabledAccommodationTypes: slices.Clone(AccommodationTypes),
+		Locale:                    "en",
+		Status:                    StatusDraft,
+		ComputationStatus:         StatusMap{},
+		Version:                   1,
 	}
 	tr.StartDate, tr.EndDate = in.StartDate, in.EndDate
 	setIf(&tr.FatigueFactor, in.FatigueFactor)
@@ -69,7 +69,7 @@ func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput
 	setIf(&tr.DepartureHour, in.DepartureHour)
 	setIf(&tr.EbikeMode, in.EbikeMode)
 	if in.EnabledAccommodationTypes != nil {
-		tr.AccommodationTypes = in.EnabledAccommodationTypes
+		tr.EnabledAccommodationTypes = in.EnabledAccommodationTypes
 	}
 	return tr, nil
 }
@@ -145,7 +145,7 @@ func settingsOf(tr *Trip) Settings {
 		FatigueFactor: tr.FatigueFactor, ElevationPenalty: tr.ElevationPenalty,
 		MaxDistancePerDay: tr.MaxDistancePerDay, AverageSpeed: tr.AverageSpeed,
 		DepartureHour: tr.DepartureHour, EbikeMode: tr.EbikeMode,
-		EnabledAccommodationTypes: slices.Clone(tr.AccommodationTypes),
+		EnabledAccommodationTypes: slices.Clone(tr.EnabledAccommodationTypes),
 	}
 }
 
@@ -170,7 +170,7 @@ func (t *Trips) mergeUpdate(_ context.Context, c *registry.Call, in *UpdateInput
 	setIf(&tr.DepartureHour, in.DepartureHour)
 	setIf(&tr.EbikeMode, in.EbikeMode)
 	if in.EnabledAccommodationTypes != nil {
-		tr.AccommodationTypes = in.EnabledAccommodationTypes
+		tr.EnabledAccommodationTypes = in.EnabledAccommodationTypes
 	}
 	return tr, nil
 }
@@ -193,7 +193,7 @@ func changes(a, b *Trip) []string {
 	diff("averageSpeed", a.AverageSpeed != b.AverageSpeed)
 	diff("departureHour", a.DepartureHour != b.DepartureHour)
 	diff("ebikeMode", a.EbikeMode != b.EbikeMode)
-	diff("enabledAccommodationTypes", !sameSet(a.AccommodationTypes, b.AccommodationTypes))
+	diff("enabledAccommodationTypes", !sameSet(a.EnabledAccommodationTypes, b.EnabledAccommodationTypes))
 	return out
 }
 

@@ -38,26 +38,26 @@ const dateLayout = "2006-01-02"
 type Trip struct {
 	bun.BaseModel `bun:"table:trips"`
 
-	ID                 string    `bun:"id,pk"`
-	UserID             string    `bun:"user_id"`
-	Title              *string   `bun:"title"`
-	SourceURL          string    `bun:"source_url"`
-	SourceType         *string   `bun:"source_type"`
-	StartDate          *string   `bun:"start_date"`
-	EndDate            *string   `bun:"end_date"`
-	FatigueFactor      float64   `bun:"fatigue_factor"`
-	ElevationPenalty   float64   `bun:"elevation_penalty"`
-	MaxDistancePerDay  float64   `bun:"max_distance_per_day"`
-	AverageSpeed       float64   `bun:"average_speed"`
-	DepartureHour      int       `bun:"departure_hour"`
-	EbikeMode          bool      `bun:"ebike_mode"`
-	AccommodationTypes TypeList  `bun:"accommodation_types"`
-	Locale             string    `bun:"locale"`
-	Status             string    `bun:"status"`
-	ComputationStatus  StatusMap `bun:"computation_status"`
-	Version            int64     `bun:"version"`
-	CreatedAt          time.Time `bun:"created_at"`
-	UpdatedAt          time.Time `bun:"updated_at"`
+	ID                        string    `bun:"id,pk"`
+	UserID                    string    `bun:"user_id"`
+	Title                     *string   `bun:"title"`
+	SourceURL                 string    `bun:"source_url"`
+	SourceType                *string   `bun:"source_type"`
+	StartDate                 *string   `bun:"start_date"`
+	EndDate                   *string   `bun:"end_date"`
+	FatigueFactor             float64   `bun:"fatigue_factor"`
+	ElevationPenalty          float64   `bun:"elevation_penalty"`
+	MaxDistancePerDay         float64   `bun:"max_distance_per_day"`
+	AverageSpeed              float64   `bun:"average_speed"`
+	DepartureHour             int       `bun:"departure_hour"`
+	EbikeMode                 bool      `bun:"ebike_mode"`
+	EnabledAccommodationTypes TypeList  `bun:"accommodation_types"`
+	Locale                    string    `bun:"locale"`
+	Status                    string    `bun:"status"`
+	ComputationStatus         StatusMap `bun:"computation_status"`
+	Version                   int64     `bun:"version"`
+	CreatedAt                 time.Time `bun:"created_at"`
+	UpdatedAt                 time.Time `bun:"updated_at"`
 }
 
 // RecordVersion implements registry.Record.
@@ -83,7 +83,7 @@ func (t *Trip) clone() *Trip {
 	c.SourceType = clonePtr(t.SourceType)
 	c.StartDate = clonePtr(t.StartDate)
 	c.EndDate = clonePtr(t.EndDate)
-	c.AccommodationTypes = slices.Clone(t.AccommodationTypes)
+	c.EnabledAccommodationTypes = slices.Clone(t.EnabledAccommodationTypes)
 	c.ComputationStatus = StatusMap{}
 	for k, v := range t.ComputationStatus {
 		c.ComputationStatus[k] = v
@@ -145,10 +145,10 @@ func (t *Trip) Violations() []registry.Violation {
 	if t.DepartureHour < 0 || t.DepartureHour > 23 {
 		bad("departureHour", "must be an hour from 0 to 23")
 	}
-	if len(t.AccommodationTypes) == 0 {
+	if len(t.EnabledAccommodationTypes) == 0 {
 		bad("enabledAccommodationTypes", "must list at least one type")
 	}
-	for _, a := range t.AccommodationTypes {
+	for _, a := range t.EnabledAccommodationTypes {
 		if !slices.Contains(AccommodationTypes, a) {
 			bad("enabledAccommodationTypes", fmt.Sprintf("%s is not one of %s", registry.Quote(a), strings.Join(AccommodationTypes, ", ")))
 		}

@@ -19,6 +19,7 @@ import (
 	"cairn/app"
 	"cairn/app/config"
 	"cairn/app/database"
+	"cairn/app/guardmatrix"
 	"cairn/modules/accounts"
 	"cairn/registry"
 )
@@ -170,5 +171,15 @@ func token(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 }
 
 func printGuards(cfg config.Config, args []string, stdout, stderr io.Writer) error {
-	return errors.New("guards: not available yet")
+	fs := flag.NewFlagSet("guards", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text, markdown or json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	reg, err := app.Registry(cfg)
+	if err != nil {
+		return err
+	}
+	return guardmatrix.Write(stdout, reg, *format)
 }

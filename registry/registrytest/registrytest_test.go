@@ -1,0 +1,128 @@
+package registrytest_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn/registry"
+	"cairn/registry/registrytest"
+)
+
+type rec struct{ Name string }
+
+func (*rec) RecordVersion() int64 { return 1 }
+
+type in struct {
+	Name string `json:"name" doc:"A name."`
+}
+
+type undocumented struct {
+	Name  string `json:"name" doc:"A name."`
+	Color string `json:"color"`
+}
+
+type out struct{}
+
+func owns(context.Context, string, string) (bool, error) { return true, nil }
+
+func handle[I any](context.Context, *registry.Call, *I) (out, error) { return out{}, nil }
+
+func merge[I any](context.Context, *registry.Call, *I) (registry.Record, error) { return &rec{}, nil }
+
+func check(registry.Record) []registry.Violation { return nil }
+
+// good is a well-formed write; each case breaks one thing of it on purpose.
+func good() registry.Op[in, out] {
+	return registry.Op[in, out]{
+		ID: "things.rename", HTTP: registry.Patch("/things/{id}", http.StatusOK),
+		Tool:  registry.Tool("rename_thing", "Rename a thing."),
+		Scope: "things:write", Owner: registry.ByURIVariable("id", owns), RateLimit: registry.NoRateLimit,
+		Load:  func(context.Context, *registry.Call) (registry.Record, error) { return &rec{}, nil },
+		Merge: merge[in], Validate: registry.ValidateWith(check), Lock: registry.NoLock,
+		Precondition: registry.RequireVersion, Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Record: (*rec)(nil), Handle: handle[in],
+	}
+}
+
+func TestTheWalkCatchesBrokenDeclarations(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		give  func(reg *registry.Registry)
+		wants string // the "operation/rule" that must fail
+	}{
+		{"write without validation", func(reg *registry.Registry) {
+			op := good()
+			op.Validate = registry.NotValidated
+			registry.Add(reg, op)
+		}, "things.rename/validated-write"},
+		{"id route without owner", func(reg *registry.Registry) {
+			op := good()
+			op.Owner = registry.CallerOwned
+			registry.Add(reg, op)
+		}, "things.rename/owner-by-uri-variable"},
+		{"read-only hint on a write", func(reg *registry.Registry) {
+			op := good()
+			op.Hints.ReadOnly = true
+			registry.Add(reg, op)
+		}, "things.rename/hints"},
+		{"idempotent hint on a versioned write", func(reg *registry.Registry) {
+			op := good()
+			op.Hints.Idempotent = true
+			registry.Add(reg, op)
+		}, "things.rename/hints"},
+		{"confirmation without destructive hint", func(reg *registry.Registry) {
+			op := good()
+			op.Confirm = registry.ConfirmWith(func(context.Context, *registry.Call) (registry.Impact, error) { return registry.Impact{}, nil })
+			registry.Add(reg, op)
+		}, "things.rename/hints"},
+		{"argument not on the record", func(reg *registry.Registry) {
+			op := good()
+			registry.Add(reg, registry.Op[undocumented, out]{
+				ID: op.ID, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope, Owner: op.Owner, RateLimit: op.RateLimit,
+				Load: op.Load, Merge: merge[undocumented], Validate: op.Validate, Lock: op.Lock,
+				Precondition: op.Precondition, Confirm: op.Confirm, Idempotency: op.Idempotency,
+				Record: op.Record, Handle: handle[undocumented],
+			})
+		}, "things.rename/schema-versus-record"},
+		{"argument without description", func(reg *registry.Registry) {
+			op := good()
+			registry.Add(reg, registry.Op[undocumented, out]{
+				ID: op.ID, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope, Owner: op.Owner, RateLimit: op.RateLimit,
+				Load: op.Load, Merge: merge[undocumented], Validate: op.Validate, Lock: op.Lock,
+				Precondition: op.Precondition, Confirm: op.Confirm, Idempotency: op.Idempotency,
+				Record: op.Record, Handle: handle[undocumented],
+			})
+		}, "things.rename/described-arguments"},
+		{"lock left undeclared", func(reg *registry.Registry) {
+			op := good()
+			op.Lock = registry.LockRule{}
+			registry.Add(reg, op)
+		}, "registry/check"},
+		{"duplicate tool name", func(reg *registry.Registry) {
+			registry.Add(reg, good())
+			op := good()
+			op.ID, op.HTTP = "things.rename_again", registry.Patch("/things/{id}/again", http.StatusOK)
+			registry.Add(reg, op)
+		}, "registry/check"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			reg := registry.New()
+			tt.give(reg)
+			require.Contains(t, registrytest.Failures(reg), tt.wants)
+		})
+	}
+}
+
+func TestAWellFormedDeclarationIsCovered(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	registry.Add(reg, good())
+	require.Empty(t, registrytest.Failures(reg))
+	registrytest.RequireCovered(t, reg)
+}
