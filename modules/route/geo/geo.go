@@ -91,8 +91,9 @@ func (a Prepared) Distance(b Prepared) float64 {
 // midpoint, where the chord is parallel to the line: Euler's formula
 // κ = cos²α/M + sin²α/N with meridian radius M and prime vertical radius N.
 func arcFromChord(a, b Prepared, dx, dy, dz, chordSq float64) float64 {
-	// Twice the midpoint's sines and cosines: halving them changes nothing
-	// below, as only ratios and squares of halves are used.
+	// The ends' mean sines and cosines stand in for the midpoint's: they are
+	// short by the cosine of half the angle between the ends, a relative
+	// error under 1e-4 at 100 km that reaches κ damped by the flattening.
 	sinLat, cosLat := (a.sinLat+b.sinLat)/2, (a.cosLat+b.cosLat)/2
 	sinLon, cosLon := (a.sinLon+b.sinLon)/2, (a.cosLon+b.cosLon)/2
 	// The chord's components along local north and east.

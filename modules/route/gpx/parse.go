@@ -16,6 +16,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"cairn/modules/route/geo"
 )
@@ -61,9 +62,9 @@ func (p Parser) Parse(r io.Reader) (Route, error) {
 	// An empty map keeps the five predefined entities only; in strict mode any
 	// other reference is a syntax error, so nothing is ever expanded.
 	dec.Entity = map[string]string{}
-	// Without a CharsetReader, a non-UTF-8 declaration is an error rather than
-	// a guess.
-	dec.CharsetReader = nil
+	// The decoder asks for a reader only for encodings other than UTF-8;
+	// refusing them is better than guessing.
+	dec.CharsetReader = func(string, io.Reader) (io.Reader, error) { return nil, errCharset }
 
 	st := parseState{dec: dec}
 	if err := st.run(); err != nil {
@@ -247,14 +248,34 @@ func (st *parseState) wrap(err error) error {
 	if errors.As(err, &readErr) {
 		return fmt.Errorf("gpx: reading: %w", readErr.err)
 	}
-	var xmlErr *xml.SyntaxError
-	if errors.As(err, &xmlErr) {
-		return &SyntaxError{Line: xmlErr.Line, Offset: st.dec.InputOffset(), Reason: xmlErr.Msg, Err: err}
-	}
-	// Other decoder errors (an undeclared charset, for one) are still about
-	// the document's form.
 	line, _ := st.dec.InputPos()
-	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: strings.TrimPrefix(err.Error(), "xml: "), Err: err}
+	reason := strings.TrimPrefix(err.Error(), "xml: ")
+	var xmlErr *xml.SyntaxError
+	switch {
+	case errors.As(err, &xmlErr):
+		line, reason = xmlErr.Line, xmlErr.Msg
+	case errors.Is(err, errCharset):
+		reason = "only UTF-8 is accepted"
+	}
+	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: shorten(reason), Err: err}
+}
+
+// errCharset refuses a declared encoding other than UTF-8.
+var errCharset = errors.New("unsupported encoding")
+
+// maxReason bounds a reason: the decoder's messages quote element and
+// entity names from the file, which can be arbitrarily long.
+const maxReason = 120
+
+func shorten(reason string) string {
+	if len(reason) <= maxReason {
+		return reason
+	}
+	cut := maxReason
+	for cut > 0 && !utf8.RuneStart(reason[cut]) {
+		cut--
+	}
+	return reason[:cut] + "…"
 }
 
 func containsFold(b []byte, lower string) bool {

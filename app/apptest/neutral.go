@@ -1,0 +1,139 @@
+package apptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/operations"
+	"cairn/registry"
+	"cairn/tools"
+)
+
+// Request is one call described once, sent on either face: the test
+// counterpart of registry.Call.
+type Request struct {
+	Op      *registry.Operation
+	Token   string
+	Vars    map[string]string
+	Args    map[string]any
+	Version *int64
+	Key     string // idempotency key; on MCP, empty means derived
+	Confirm string // confirmation token
+}
+
+// Outcome is what a face answered, reduced to what both faces share.
+type Outcome struct {
+	Status int            // the HTTP status, or the problem's status on MCP (200 on success)
+	Type   string         // the problem type; "" on success
+	Body   map[string]any // the body, or the structured content
+	Raw    []byte         // the body as sent on HTTP; the structured content on MCP
+}
+
+// ViaHTTP sends r to the HTTP face.
+func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
+	t.Helper()
+	path := r.Op.HTTP.Path
+	for k, v := range r.Vars {
+		path = strings.ReplaceAll(path, "{"+k+"}", url.PathEscape(v))
+	}
+	var body any
+	if r.Op.HTTP.Method == http.MethodGet || r.Op.HTTP.Method == http.MethodDelete {
+		q := url.Values{}
+		for k, v := range r.Args {
+			q.Set(k, fmt.Sprint(v))
+		}
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+	} else if r.Args != nil {
+		body = r.Args
+	}
+	var headers []string
+	if r.Version != nil {
+		headers = append(headers, "If-Match", strconv.Quote(strconv.FormatInt(*r.Version, 10)))
+	}
+	if r.Key != "" {
+		headers = append(headers, operations.HeaderIdempotencyKey, r.Key)
+	}
+	if r.Confirm != "" {
+		headers = append(headers, operations.HeaderConfirmationToken, r.Confirm)
+	}
+	res := a.Do(t, r.Op.HTTP.Method, path, r.Token, body, headers...)
+	out := Outcome{Status: res.Status, Raw: res.Body}
+	if len(res.Body) > 0 {
+		out.Body = res.JSON(t)
+	}
+	if res.Status >= 400 {
+		out.Type, _ = out.Body["type"].(string)
+	}
+	return out
+}
+
+// ViaMCP sends r as a tools/call on session s. A request without a token is
+// sent without a session, as a raw JSON-RPC POST: the endpoint refuses it
+// before any session exists.
+func (a *App) ViaMCP(t testing.TB, s *mcp.ClientSession, r Request) Outcome {
+	t.Helper()
+	args := map[string]any{}
+	for k, v := range r.Args {
+		args[k] = v
+	}
+	for k, v := range r.Vars {
+		args[k] = v
+	}
+	if r.Version != nil {
+		args[tools.ArgVersion] = *r.Version
+	}
+	if r.Key != "" {
+		args[tools.ArgIdempotencyKey] = r.Key
+	}
+	if r.Confirm != "" {
+		args[tools.ArgConfirmationToken] = r.Confirm
+	}
+	if r.Op.Tool.Action != "" {
+		args[tools.ArgAction] = r.Op.Tool.Action
+	}
+	if r.Token == "" {
+		call := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": r.Op.Tool.Name, "arguments": args}}
+		res := a.Do(t, http.MethodPost, "/mcp", "", call, "Accept", "application/json, text/event-stream")
+		out := Outcome{Status: res.Status, Raw: res.Body, Body: res.JSON(t)}
+		out.Type, _ = out.Body["type"].(string)
+		return out
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: r.Op.Tool.Name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", r.Op.Tool.Name, err)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Outcome{Status: http.StatusOK, Raw: raw}
+	if err := json.Unmarshal(raw, &out.Body); err != nil {
+		t.Fatalf("%s: structured content is not an object: %s", r.Op.Tool.Name, raw)
+	}
+	if res.IsError {
+		out.Type, _ = out.Body["type"].(string)
+		if st, ok := out.Body["status"].(float64); ok {
+			out.Status = int(st)
+		}
+	}
+	if conf, ok := out.Body["confirmation"].(map[string]any); ok && !res.IsError {
+		// A confirmation request is a result on MCP and a 409 problem on HTTP.
+		out.Status, out.Type = http.StatusConflict, operations.ConfirmationType
+		out.Body["confirmationToken"] = conf["confirmationToken"]
+	}
+	return out
+}
