@@ -68,6 +68,11 @@ func TestParse(t *testing.T) {
 			want: gpx.Route{Title: "Second", Points: []geo.Point{{Lat: 1, Lon: 1}, {Lat: 2, Lon: 2}}, TrackStarts: []int{0, 1}},
 		},
 		{
+			name: "byte order mark",
+			give: "\xEF\xBB\xBF" + doc(`<trk><trkseg><trkpt lat="1" lon="2"/></trkseg></trk>`),
+			want: gpx.Route{Points: []geo.Point{{Lat: 1, Lon: 2}}, TrackStarts: []int{0}},
+		},
+		{
 			name: "route points and waypoints are not read",
 			give: doc(`<wpt lat="9" lon="9"/><rte><rtept lat="8" lon="8"/></rte><trk><trkseg><trkpt lat="1" lon="1"/></trkseg></trk>`),
 			want: gpx.Route{Points: []geo.Point{{Lat: 1, Lon: 1}}, TrackStarts: []int{0}},

@@ -20,7 +20,7 @@ const (
 // side. Decimation at 20 m keeps exactly the turns and the ends, so a pacing
 // cut lands less than one leg (about 502 m of path) past its target. Near the
 // equator a degree of longitude is a·π/180 and one of latitude 110,574 m, so
-// geo.Length of the result is length within a few metres.
+// geo.Length of the result is length within a centimetre.
 func Zigzag(length float64) []geo.Point {
 	const (
 		metresPerDegreeLon = 6378137 * math.Pi / 180

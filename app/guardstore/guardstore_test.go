@@ -1,0 +1,261 @@
+package guardstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+	"cairn/app/database/dbtest"
+	"cairn/app/guardstore"
+	"cairn/guards"
+	"cairn/modules/accounts"
+	"cairn/modules/trips"
+	"cairn/registry"
+)
+
+// created is what the fake creation answers.
+type created struct{ ID string }
+
+func (c created) CreatedID() string { return c.ID }
+
+type fixture struct {
+	db     *bun.DB
+	trips  *trips.Store
+	guard  guards.Idempotency
+	op     *registry.Operation
+	userID string
+}
+
+func setup(t *testing.T, db *bun.DB) fixture {
+	t.Helper()
+	u, _, err := accounts.NewStore(db).EnsureUser(context.Background(), "rider-"+uuid.NewString()[:8]+"@example.com")
+	require.NoError(t, err)
+	f := fixture{db: db, trips: trips.NewStore(db), userID: u.ID}
+	f.guard = guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: database.Tx{DB: db}}
+	f.op = &registry.Operation{ID: "trips.create", Idempotency: registry.CreationReplayedBy(
+		func(ctx context.Context, c *registry.Call, id string) (any, error) {
+			tr, err := f.trips.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return created{ID: tr.ID}, nil
+		})}
+	return f
+}
+
+// create runs the idempotency guard around an insert, as the chain does.
+func (f fixture) create(ctx context.Context, userID, key, source string) (string, error) {
+	c := &registry.Call{
+		Op: f.op, Principal: &registry.Principal{UserID: userID}, IdempotencyKey: key,
+		Args: map[string]json.RawMessage{"sourceUrl": json.RawMessage(`"` + source + `"`)},
+	}
+	err := f.guard.Check(ctx, c, func(ctx context.Context, c *registry.Call) error {
+		now := time.Now().UTC()
+		tr := &trips.Trip{
+			ID: uuid.Must(uuid.NewV7()).String(), UserID: c.UserID(), SourceURL: source,
+			FatigueFactor: 0.9, ElevationPenalty: 50, MaxDistancePerDay: 80, AverageSpeed: 15, DepartureHour: 8,
+			EnabledAccommodationTypes: trips.TypeList{"hotel"}, Locale: "en", Status: trips.StatusDraft,
+			ComputationStatus: trips.StatusMap{}, Version: 1, CreatedAt: now, UpdatedAt: now,
+		}
+		if err := f.trips.Insert(ctx, tr); err != nil {
+			return err
+		}
+		c.Output = created{ID: tr.ID}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return c.Output.(created).ID, nil
+}
+
+func (f fixture) count(t *testing.T, userID string) int {
+	n, err := f.db.NewSelect().Table("trips").Where("user_id = ?", userID).Count(context.Background())
+	require.NoError(t, err)
+	return int(n)
+}
+
+// TestConcurrentCreationsWithOneKey: 50 concurrent creations carrying one
+// key give one trip, and every caller receives it.
+func TestConcurrentCreationsWithOneKey(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		f := setup(t, db)
+		const n = 50
+		ids := make([]string, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				ids[i], errs[i] = f.create(context.Background(), f.userID, "one-key-for-one-intent", "https://www.komoot.com/tour/1")
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for i := range n {
+			require.NoError(t, errs[i], "caller %d", i)
+			require.Equal(t, ids[0], ids[i], "caller %d got another trip", i)
+		}
+		require.Equal(t, 1, f.count(t, f.userID), "exactly one trip was stored")
+	})
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		f := setup(t, db)
+
+		first, err := f.create(ctx, f.userID, "replayed-key-0001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err)
+		again, err := f.create(ctx, f.userID, "replayed-key-0001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err)
+		require.Equal(t, first, again, "a replay answers the first trip")
+
+		_, err = f.create(ctx, f.userID, "replayed-key-0001", "https://www.komoot.com/tour/2")
+		var e *registry.Error
+		require.True(t, errors.As(err, &e))
+		require.Equal(t, registry.KindConflict, e.Kind, "same key, another body: 409")
+		require.Equal(t, 1, f.count(t, f.userID), "nothing more was stored")
+
+		other := setup(t, db)
+		theirs, err := other.create(ctx, other.userID, "replayed-key-0001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err)
+		require.NotEqual(t, first, theirs, "two users with one key string get two trips")
+
+		_, err = f.create(ctx, f.userID, "short", "https://www.komoot.com/tour/1")
+		require.True(t, errors.As(err, &e))
+		require.Equal(t, registry.KindMalformed, e.Kind)
+
+		// Past its lifetime a key is a new intent.
+		_, err = db.NewUpdate().Table("idempotency_keys").Set("created_at = ?", time.Now().UTC().Add(-25*time.Hour)).
+			Where("user_id = ?", f.userID).Exec(ctx)
+		require.NoError(t, err)
+		later, err := f.create(ctx, f.userID, "replayed-key-0001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err)
+		require.NotEqual(t, first, later)
+
+		_, err = db.NewUpdate().Table("idempotency_keys").Set("created_at = ?", time.Now().UTC().Add(-25*time.Hour)).
+			Where("user_id = ?", f.userID).Exec(ctx)
+		require.NoError(t, err)
+		purged, err := guardstore.Keys{DB: db}.Purge(ctx, guards.KeyTTL)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, purged)
+	})
+}
+
+// TestAFailedCreationLeavesNoKey: the key and the record commit together,
+// so a creation that fails leaves the key free for the retry.
+func TestAFailedCreationLeavesNoKey(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		f := setup(t, db)
+		c := &registry.Call{Op: f.op, Principal: &registry.Principal{UserID: f.userID}, IdempotencyKey: "failing-key-00001"}
+		boom := errors.New("boom")
+		err := f.guard.Check(ctx, c, func(context.Context, *registry.Call) error { return boom })
+		require.ErrorIs(t, err, boom)
+		n, err := db.NewSelect().Table("idempotency_keys").Where("user_id = ?", f.userID).Count(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "no key row without its record")
+		_, err = f.create(ctx, f.userID, "failing-key-00001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err, "the retry goes through")
+	})
+}
+
+// TestTwoWritersOneVersion: two concurrent writers holding one version give
+// one success and one precondition failure.
+func TestTwoWritersOneVersion(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		f := setup(t, db)
+		id, err := f.create(ctx, f.userID, "writers-key-00001", "https://www.komoot.com/tour/1")
+		require.NoError(t, err)
+		results := make(chan error, 2)
+		for i := range 2 {
+			go func() {
+				tr, err := f.trips.Get(ctx, id)
+				if err != nil {
+					results <- err
+					return
+				}
+				tr.MaxDistancePerDay = float64(100 + i)
+				results <- database.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error { return f.trips.Update(ctx, tr, 1) })
+			}()
+		}
+		var ok, stale int
+		for range 2 {
+			err := <-results
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, trips.ErrStale):
+				stale++
+			default:
+				t.Fatalf("unexpected: %v", err)
+			}
+		}
+		require.Equal(t, 1, ok)
+		require.Equal(t, 1, stale)
+		tr, err := f.trips.Get(ctx, id)
+		require.NoError(t, err)
+		require.EqualValues(t, 2, tr.Version)
+	})
+}
+
+func TestConfirmationTokens(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := guardstore.Confirmations{DB: db}
+		tok, exp, err := s.Issue(ctx, "u1", "trips.delete", "digest-a", time.Minute)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(tok), 22, "at least 128 bits")
+		require.WithinDuration(t, time.Now().Add(time.Minute), exp, 5*time.Second)
+
+		tests := []struct {
+			name, user, op, digest string
+		}{
+			{"another user", "u2", "trips.delete", "digest-a"},
+			{"another operation", "u1", "trips.update_settings", "digest-a"},
+			{"other arguments", "u1", "trips.delete", "digest-b"},
+		}
+		for _, tt := range tests {
+			require.ErrorIs(t, s.Consume(ctx, tok, tt.user, tt.op, tt.digest), guards.ErrTokenRefused, tt.name)
+		}
+		// Concurrent uses of one token: exactly one succeeds.
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins := 0
+		for range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if s.Consume(ctx, tok, "u1", "trips.delete", "digest-a") == nil {
+					mu.Lock()
+					wins++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		require.Equal(t, 1, wins, "a token is single-use")
+
+		expired, _, err := s.Issue(ctx, "u1", "trips.delete", "digest-a", -time.Second)
+		require.NoError(t, err)
+		require.ErrorIs(t, s.Consume(ctx, expired, "u1", "trips.delete", "digest-a"), guards.ErrTokenRefused, "expired")
+	})
+}

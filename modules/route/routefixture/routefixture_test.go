@@ -1,0 +1,133 @@
+package routefixture_test
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"cairn/modules/route/geo"
+	"cairn/modules/route/gpx"
+	"cairn/modules/route/routefixture"
+)
+
+func TestLongIsLongAndRealistic(t *testing.T) {
+	t.Parallel()
+	route := routefixture.Long()
+
+	require.Len(t, route, routefixture.LongPoints)
+	assert.GreaterOrEqual(t, len(route), 100_000)
+	km := geo.Length(route) / 1000
+	assert.GreaterOrEqual(t, km, 2000.0)
+
+	gain, loss := gpx.Ascent(route)
+	assert.InDelta(t, 20, gain/km, 10, "hilly, not alpine: about 20 m of climbing per km")
+	assert.InDelta(t, gain, loss, 0.5*gain, "it goes down about as much as up")
+	for i, p := range route {
+		require.GreaterOrEqualf(t, p.Ele, 0.0, "point %d below sea level", i)
+		require.Lessf(t, p.Ele, 2500.0, "point %d above the hills", i)
+		if i > 0 {
+			step := geo.Distance(route[i-1], p)
+			require.Lessf(t, step, 3*routefixture.LongSpacing, "point %d jumps %.1f m", i, step)
+		}
+	}
+}
+
+func TestRouteIsDeterministic(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, routefixture.Route(5, 2000, 20), routefixture.Route(5, 2000, 20))
+	assert.NotEqual(t, routefixture.Route(5, 2000, 20), routefixture.Route(6, 2000, 20))
+}
+
+func TestZigzag(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name string
+		give float64
+	}{
+		{name: "one leg", give: 400},
+		{name: "not a whole number of steps", give: 12_345},
+		{name: "scenario length", give: 300_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			route := routefixture.Zigzag(tt.give)
+			assert.InDelta(t, tt.give, geo.Length(route), 0.01)
+			assert.Equal(t, geo.Point{}, route[0])
+		})
+	}
+}
+
+func TestHillsClimbTheirHeight(t *testing.T) {
+	t.Parallel()
+	route := routefixture.Hills(routefixture.Zigzag(90_000), 250, 30_000)
+	gain, loss := gpx.Ascent(route)
+	// Sampling every ~50 m may shave each summit by under a metre.
+	assert.InDelta(t, 3*250, gain, 3)
+	assert.InDelta(t, 3*250, loss, 3)
+}
+
+func TestHostileFilesAreWhatTheySay(t *testing.T) {
+	t.Parallel()
+	assert.Contains(t, string(routefixture.DoctypeBomb()), "<!DOCTYPE")
+	assert.Contains(t, string(routefixture.DoctypeBomb()), "&lol9;")
+	assert.NotContains(t, string(routefixture.NoTrackPoints()), "<trkpt")
+	assert.True(t, strings.HasSuffix(string(routefixture.Truncated()), "<el"))
+	assert.NotContains(t, string(routefixture.NotGPX()), "<")
+}
+
+func TestOversizedIsExactAndLazy(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name string
+		give int64
+	}{
+		{name: "shorter than its header", give: 10},
+		{name: "a few points", give: 1000},
+		{name: "31 MB", give: 31_000_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, err := io.Copy(io.Discard, routefixture.Oversized(tt.give))
+			require.NoError(t, err)
+			assert.Equal(t, tt.give, n)
+		})
+	}
+}
+
+// Not parallel: testing.AllocsPerRun refuses to run beside other tests.
+func TestOversizedDoesNotAllocateItsSize(t *testing.T) {
+	buf := make([]byte, 32<<10)
+	allocs := testing.AllocsPerRun(5, func() {
+		r := routefixture.Oversized(8 << 20)
+		for {
+			if _, err := r.Read(buf); err == io.EOF {
+				return
+			}
+		}
+	})
+	assert.LessOrEqual(t, allocs, 1.0, "only the reader itself")
+}
+
+func TestOversizedLooksLikeGPX(t *testing.T) {
+	t.Parallel()
+	head := make([]byte, 400)
+	_, err := io.ReadFull(routefixture.Oversized(1<<20), head)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(head, []byte("<?xml")))
+	assert.Contains(t, string(head), "<trkpt lat=")
+}
+
+func BenchmarkLong(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		routefixture.Long()
+	}
+}
