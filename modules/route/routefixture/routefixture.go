@@ -22,7 +22,7 @@ const (
 )
 
 // Long returns the standard long route: Route(LongSeed, LongPoints, LongSpacing),
-// about 2,100 km through hilly country. Each call returns a fresh slice.
+// about 2,100 km and 28,000 m of climbing through hilly country. Each call returns a fresh slice.
 func Long() []geo.Point {
 	return Route(LongSeed, LongPoints, LongSpacing)
 }
@@ -39,10 +39,11 @@ func LongGPX() []byte {
 // Route returns n pseudo-random points about spacing metres apart, the same for
 // the same seed. The heading wanders with a smoothly varying turn rate (bends,
 // switchbacks, long straights), the position carries a metre of GPS jitter,
-// and the elevation is a sum of hills from 1.5 to 110 km wide plus sensor
-// noise (about 20 m of climbing per km), so decimation and the ascent rule
-// meet what real recordings give them.
-// Coordinates are rounded to 1e-6° and elevations to 0.1 m, as devices write.
+// and the elevation is a sum of hills from 1.5 to 110 km wide plus a
+// barometric altimeter's few centimetres of noise (about 14 m of climbing per
+// km, between 100 and 1,200 m), so decimation and the ascent rule meet what
+// real recordings give them. Coordinates are rounded to 1e-6° and elevations
+// to 0.1 m, as devices write.
 func Route(seed uint64, n int, spacing float64) []geo.Point {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	points := make([]geo.Point, 0, n)
@@ -54,7 +55,7 @@ func Route(seed uint64, n int, spacing float64) []geo.Point {
 	// Hills as (amplitude m, wavelength m, phase); random phases keep the
 	// profile irregular.
 	hills := [...]struct{ amp, wave, phase float64 }{
-		{280, 110_000, 0}, {70, 28_000, 0}, {18, 7_000, 0}, {3, 1_500, 0},
+		{420, 110_000, 0}, {110, 28_000, 0}, {30, 7_000, 0}, {5, 1_500, 0},
 	}
 	for i := range hills {
 		hills[i].phase = rng.Float64() * 2 * math.Pi
@@ -66,7 +67,7 @@ func Route(seed uint64, n int, spacing float64) []geo.Point {
 		for _, h := range hills {
 			ele += h.amp * math.Sin(2*math.Pi*along/h.wave+h.phase)
 		}
-		ele = math.Max(0, ele+rng.NormFloat64()*0.4)
+		ele = math.Max(0, ele+rng.NormFloat64()*0.05)
 		jitterLat := rng.NormFloat64() * 1.0 / metresPerDegreeLat
 		jitterLon := rng.NormFloat64() * 1.0 / metresPerDegreeLon(lat)
 		points = append(points, geo.Point{

@@ -14,10 +14,10 @@ const (
 	ZigzagSwing = 25.0  // metres north and south of the equator at the turns
 )
 
-// Zigzag returns a flat route of length metres heading east from (0, 0)
-// along the equator, with a point every ZigzagStep metres of longitude and a
-// turn on a point every ZigzagLeg metres, swinging ZigzagSwing metres either
-// side. Decimation at 20 m keeps exactly the turns and the ends, so a pacing
+// Zigzag returns a flat route of length metres heading east along the
+// equator from longitude 0, with a point every ZigzagStep metres of longitude
+// and a turn on a point every ZigzagLeg metres, swinging ZigzagSwing metres
+// north and south (it starts at the northern swing). Decimation at 20 m keeps exactly the turns and the ends, so a pacing
 // cut lands less than one leg (about 502 m of path) past its target. Near the
 // equator a degree of longitude is a·π/180 and one of latitude 110,574 m, so
 // geo.Length of the result is length within a centimetre.
