@@ -19,7 +19,7 @@ import (
 // test's own.
 func engines(t *testing.T, f func(t *testing.T, a *apptest.App)) {
 	t.Run("sqlite", func(t *testing.T) { t.Parallel(); f(t, apptest.New(t)) })
-	t.Run("postgres", func(t *testing.T) { t.Parallel(); f(t, apptest.New(t, apptest.Postgres)) })
+	t.Run("postgres+redis", func(t *testing.T) { t.Parallel(); f(t, apptest.New(t, apptest.Postgres, apptest.Redis)) })
 }
 
 // TestBothFacesServeTheSameOperations drives the same operations over HTTP

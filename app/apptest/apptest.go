@@ -235,3 +235,11 @@ func Call(t testing.TB, s *mcp.ClientSession, tool string, args any) *ToolResult
 	}
 	return out
 }
+
+// Redis shares rate limits through a real Redis, under a key prefix of the
+// test's own.
+func Redis(t testing.TB, c *config.Config) {
+	_, prefix := dbtest.Redis(t)
+	c.RedisURL = dbtest.RedisURL()
+	c.RedisPrefix = prefix
+}

@@ -76,8 +76,8 @@ func (p Parser) Parse(r io.Reader) (Route, error) {
 	return st.route, nil
 }
 
-// parseState follows where the decoder is in the tree with depth counters, not
-// a stack of names, so deep or odd nesting costs nothing.
+// parseState follows where the decoder is in the tree with depth counters:
+// the decoder already checks that tags match, so names need no second stack.
 type parseState struct {
 	dec   *xml.Decoder
 	route Route
@@ -114,7 +114,7 @@ func (st *parseState) run() error {
 				return err
 			}
 		case xml.EndElement:
-			if err := st.end(t); err != nil {
+			if err := st.end(); err != nil {
 				return err
 			}
 		case xml.CharData:
@@ -151,19 +151,20 @@ func (st *parseState) start(t xml.StartElement) error {
 	return nil
 }
 
-func (st *parseState) end(t xml.EndElement) error {
-	defer func() { st.depth-- }()
-	switch {
-	case st.depth == st.textDepth:
+func (st *parseState) end() error {
+	closing := st.depth
+	st.depth--
+	switch closing {
+	case st.textDepth:
 		return st.endText()
-	case st.depth == st.ptDepth:
+	case st.ptDepth:
 		st.ptDepth = 0
 		if !st.trkHas {
 			st.trkHas = true
 			st.route.TrackStarts = append(st.route.TrackStarts, len(st.route.Points))
 		}
 		st.route.Points = append(st.route.Points, st.point)
-	case st.depth == st.trkDepth:
+	case st.trkDepth:
 		st.trkDepth = 0
 	}
 	return nil

@@ -21,8 +21,9 @@ const (
 	LongSeed    = 20240611
 )
 
-// Long returns the standard long route: Route(LongSeed, LongPoints, LongSpacing),
-// about 2,100 km and 28,000 m of climbing through hilly country. Each call returns a fresh slice.
+// Long returns the standard long route, Route(LongSeed, LongPoints,
+// LongSpacing): about 2,100 km and 28,000 m of climbing through hilly
+// country. Each call returns a fresh slice.
 func Long() []geo.Point {
 	return Route(LongSeed, LongPoints, LongSpacing)
 }

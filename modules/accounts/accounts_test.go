@@ -1,0 +1,79 @@
+package accounts_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"cairn/app/database/dbtest"
+	"cairn/modules/accounts"
+	"cairn/modules/scopes"
+	"cairn/registry"
+)
+
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := accounts.NewStore(db)
+		u, created, err := s.EnsureUser(ctx, "Rider@Example.com")
+		require.NoError(t, err)
+		require.True(t, created)
+		require.Equal(t, "rider@example.com", u.Email)
+		again, created, err := s.EnsureUser(ctx, "rider@example.com")
+		require.NoError(t, err)
+		require.False(t, created)
+		require.Equal(t, u.ID, again.ID)
+
+		tok, err := s.CreateToken(ctx, u.ID, "cli", []registry.Scope{scopes.TripsRead}, 0)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(tok, accounts.TokenPrefix))
+		require.GreaterOrEqual(t, len(tok)-len(accounts.TokenPrefix), 43, "32 random bytes")
+
+		var stored []string
+		require.NoError(t, db.NewSelect().Table("access_tokens").Column("token_hash").Scan(ctx, &stored))
+		for _, h := range stored {
+			require.NotContains(t, h, strings.TrimPrefix(tok, accounts.TokenPrefix), "only a hash is stored")
+		}
+
+		p, err := s.Authenticate(ctx, tok)
+		require.NoError(t, err)
+		require.Equal(t, u.ID, p.UserID)
+		require.True(t, p.Has(scopes.TripsRead))
+		require.False(t, p.Has(scopes.TripsWrite))
+
+		for _, bad := range []string{"", "nonsense", accounts.TokenPrefix + "unknown", tok + "x"} {
+			p, err := s.Authenticate(ctx, bad)
+			require.NoError(t, err)
+			require.Nil(t, p, "%q is not a token", bad)
+		}
+
+		short, err := s.CreateToken(ctx, u.ID, "short", scopes.All, time.Hour)
+		require.NoError(t, err)
+		p, err = s.Authenticate(ctx, short)
+		require.NoError(t, err)
+		require.NotNil(t, p, "valid until it expires")
+		_, err = db.NewUpdate().Table("access_tokens").Set("expires_at = ?", time.Now().UTC().Add(-time.Minute)).
+			Where("name = ?", "short").Exec(ctx)
+		require.NoError(t, err)
+		p, err = s.Authenticate(ctx, short)
+		require.NoError(t, err)
+		require.Nil(t, p, "an expired token is refused")
+
+		require.NoError(t, s.RevokeTokens(ctx, u.ID, "cli"))
+		p, err = s.Authenticate(ctx, tok)
+		require.NoError(t, err)
+		require.Nil(t, p, "a revoked token is refused")
+
+		_, err = s.CreateToken(ctx, u.ID, "x", []registry.Scope{"trips:admin"}, 0)
+		require.ErrorContains(t, err, "unknown scope")
+		_, err = s.CreateToken(ctx, u.ID, "x", nil, 0)
+		require.ErrorContains(t, err, "at least one scope")
+		_, _, err = s.EnsureUser(ctx, "not an email")
+		require.ErrorContains(t, err, "not a valid address")
+	})
+}
