@@ -13,9 +13,12 @@ run:
 test:
 	$(GO) test -count=1 $(PKGS)
 
-## bench: run the benchmarks with allocations
+## bench: run the benchmarks with allocations, then the guarded/bare ratio of each face
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee bench.out
+	@awk '/^Benchmark.*\/(bare|guarded)/ { split($$1, p, "/"); sub(/-[0-9]+$$/, "", p[2]); ns[p[1] "/" p[2]] = $$3; fam[p[1]] = 1 } \
+	  END { for (f in fam) if ((f "/bare") in ns && (f "/guarded") in ns) \
+	    printf "%s: guarded/bare throughput = %.2f (target >= 0.85)\n", f, ns[f "/bare"] / ns[f "/guarded"] }' bench.out
 
 ## lint: formatting and vet
 lint:

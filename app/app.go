@@ -53,6 +53,7 @@ func Options(cfg config.Config, log *slog.Logger) fx.Option {
 		}),
 		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer),
 		Modules,
+		fx.Decorate(func(s *accounts.Store) *accounts.Store { s.SetCacheTTL(cfg.AuthCacheTTL); return s }),
 		fx.Invoke(mount),
 	)
 }

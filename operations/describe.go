@@ -121,11 +121,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 }
 
 func (f *Face) inputSchema(op *registry.Operation) *huma.Schema {
-	s := f.schemas.Of(op.InputType)
-	for s.Ref != "" {
-		s = f.schemas.Registry().SchemaFromRef(s.Ref)
-	}
-	return s
+	return f.schemas.Resolved(op.InputType)
 }
 
 // describeGuards says in words which guards the declaration applies.

@@ -122,11 +122,7 @@ func readBody(hc huma.Context) (map[string]json.RawMessage, string) {
 // schema so that ?page=2 is the number 2, as it would be over MCP.
 func (f *Face) queryArgs(op *registry.Operation, hc huma.Context) map[string]json.RawMessage {
 	args := map[string]json.RawMessage{}
-	s := f.schemas.Registry()
-	schema := f.schemas.Of(op.InputType)
-	for schema.Ref != "" {
-		schema = s.SchemaFromRef(schema.Ref)
-	}
+	schema := f.schemas.Resolved(op.InputType)
 	u := hc.URL()
 	for name, values := range u.Query() {
 		if len(values) == 0 {

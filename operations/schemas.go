@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/validation"
@@ -24,7 +25,8 @@ func init() {
 // handed, inlined, to the MCP face. It also judges arguments against it, so
 // both faces refuse the same arguments with the same words.
 type Schemas struct {
-	reg huma.Registry
+	reg      huma.Registry
+	resolved sync.Map // reflect.Type → *huma.Schema, dereferenced
 }
 
 var _ guards.ArgumentChecker = (*Schemas)(nil)
@@ -38,6 +40,20 @@ func (s *Schemas) Registry() huma.Registry { return s.reg }
 
 // Of returns the (possibly referenced) schema of t.
 func (s *Schemas) Of(t reflect.Type) *huma.Schema { return s.reg.Schema(t, true, "") }
+
+// Resolved returns the schema of t with its top-level reference followed,
+// computed once per type: the faces ask for it on every call.
+func (s *Schemas) Resolved(t reflect.Type) *huma.Schema {
+	if v, ok := s.resolved.Load(t); ok {
+		return v.(*huma.Schema)
+	}
+	sc := s.Of(t)
+	for sc.Ref != "" {
+		sc = s.reg.SchemaFromRef(sc.Ref)
+	}
+	s.resolved.Store(t, sc)
+	return sc
+}
 
 // Inline returns the schema of t as a JSON object with every $ref replaced
 // by its definition, as MCP clients expect a self-contained schema.
@@ -98,7 +114,7 @@ func (s *Schemas) CheckArguments(op *registry.Operation, args map[string]json.Ra
 		value[k] = v
 	}
 	res := &huma.ValidateResult{}
-	huma.Validate(s.reg, s.Of(op.InputType), huma.NewPathBuffer(make([]byte, 0, 64), 0), huma.ModeWriteToServer, value, res)
+	huma.Validate(s.reg, s.Resolved(op.InputType), huma.NewPathBuffer(make([]byte, 0, 64), 0), huma.ModeWriteToServer, value, res)
 	out := make([]registry.Violation, 0, len(res.Errors))
 	for _, e := range res.Errors {
 		out = append(out, violationOf(e))

@@ -32,6 +32,7 @@ type Config struct {
 	DevEmail      string        `koanf:"dev_email"`
 	ShutdownGrace time.Duration `koanf:"shutdown_grace"`
 	ConfirmTTL    time.Duration `koanf:"confirm_ttl"`
+	AuthCacheTTL  time.Duration `koanf:"auth_cache_ttl"`
 }
 
 // Key describes one configuration key, for validation and documentation.
@@ -55,6 +56,7 @@ var Keys = []Key{
 	{"dev_email", "dev@cairn.local", "email of the development user"},
 	{"shutdown_grace", "15s", "how long a shutdown waits for in-flight requests"},
 	{"confirm_ttl", "5m", "how long a confirmation token stays usable"},
+	{"auth_cache_ttl", "5s", "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.
@@ -144,6 +146,9 @@ func (c Config) validate() error {
 	}
 	if c.ShutdownGrace <= 0 {
 		errs = append(errs, errors.New("shutdown_grace: must be a positive duration such as 15s"))
+	}
+	if c.AuthCacheTTL < 0 {
+		errs = append(errs, errors.New("auth_cache_ttl: must not be negative"))
 	}
 	if c.ConfirmTTL <= 0 {
 		errs = append(errs, errors.New("confirm_ttl: must be a positive duration such as 5m"))

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/mail"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,10 +55,35 @@ type accessToken struct {
 }
 
 // Store keeps users and tokens.
-type Store struct{ db *bun.DB }
+type Store struct {
+	db     *bun.DB
+	lookup *database.Stmt // run on every authenticated call
+
+	// cacheTTL keeps a resolved token for a few seconds, so a burst of
+	// calls costs one lookup. A revocation therefore takes up to cacheTTL
+	// to reach other replicas; zero disables the cache.
+	cacheTTL time.Duration
+	mu       sync.Mutex
+	cache    map[string]cached
+}
+
+type cached struct {
+	p       registry.Principal
+	expires time.Time
+}
+
+// maxCached bounds the cache; past it, the cache starts afresh.
+const maxCached = 10_000
 
 // NewStore returns a store over db.
-func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+func NewStore(db *bun.DB) *Store {
+	return &Store{db: db, cache: map[string]cached{}, lookup: database.Prepare(db,
+		`SELECT t.user_id, u.email, t.scopes, t.expires_at, t.revoked_at, u.deleted_at
+		 FROM access_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = ?`)}
+}
+
+// SetCacheTTL sets how long a resolved token is remembered in process.
+func (s *Store) SetCacheTTL(ttl time.Duration) { s.cacheTTL = ttl }
 
 // EnsureUser returns the user with this email, creating it when absent.
 func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, error) {
@@ -122,32 +148,52 @@ func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.
 	if !strings.HasPrefix(credential, TokenPrefix) {
 		return nil, nil
 	}
-	var row struct {
-		accessToken
-		Email     string     `bun:"email"`
-		DeletedAt *time.Time `bun:"user_deleted_at"`
+	h := hashToken(credential)
+	now := time.Now()
+	if s.cacheTTL > 0 {
+		s.mu.Lock()
+		c, ok := s.cache[h]
+		s.mu.Unlock()
+		if ok && now.Before(c.expires) {
+			p := c.p
+			return &p, nil
+		}
 	}
-	err := s.db.NewSelect().
-		TableExpr("access_tokens AS t").
-		ColumnExpr("t.*, u.email, u.deleted_at AS user_deleted_at").
-		Join("JOIN users AS u ON u.id = t.user_id").
-		Where("t.token_hash = ?", hashToken(credential)).
-		Scan(ctx, &row)
+	row, err := s.lookup.QueryRow(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		p                           registry.Principal
+		scs                         string
+		expires, revoked, deletedAt database.NullTime
+	)
+	err = row.Scan(&p.UserID, &p.Email, &scs, &expires, &revoked, &deletedAt)
 	if database.NoRows(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	if row.RevokedAt != nil || row.DeletedAt != nil || (row.ExpiresAt != nil && row.ExpiresAt.Before(now)) {
+	if revoked.Valid || deletedAt.Valid || (expires.Valid && expires.Time.Before(now)) {
 		return nil, nil
 	}
-	p := &registry.Principal{UserID: row.UserID, Email: row.Email}
-	for _, sc := range strings.Fields(row.Scopes) {
+	for _, sc := range strings.Fields(scs) {
 		p.Scopes = append(p.Scopes, registry.Scope(sc))
 	}
-	return p, nil
+	if s.cacheTTL > 0 {
+		until := now.Add(s.cacheTTL)
+		if expires.Valid && expires.Time.Before(until) {
+			until = expires.Time
+		}
+		s.mu.Lock()
+		if len(s.cache) >= maxCached {
+			s.cache = map[string]cached{}
+		}
+		s.cache[h] = cached{p: p, expires: until}
+		s.mu.Unlock()
+	}
+	return &p, nil
 }
 
 // RevokeTokens revokes every token of the user with the given name.
@@ -156,6 +202,9 @@ func (s *Store) RevokeTokens(ctx context.Context, userID, name string) error {
 		Set("revoked_at = ?", time.Now().UTC()).
 		Where("user_id = ? AND name = ? AND revoked_at IS NULL", userID, name).
 		Exec(ctx)
+	s.mu.Lock()
+	s.cache = map[string]cached{} // this process forgets at once; others within cacheTTL
+	s.mu.Unlock()
 	return err
 }
 

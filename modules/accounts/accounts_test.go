@@ -77,3 +77,31 @@ func TestTokens(t *testing.T) {
 		require.ErrorContains(t, err, "not a valid address")
 	})
 }
+
+func TestTokenCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := dbtest.SQLite(t)
+	s := accounts.NewStore(db)
+	s.SetCacheTTL(time.Minute)
+	u, _, err := s.EnsureUser(ctx, "cached@example.com")
+	require.NoError(t, err)
+	tok, err := s.CreateToken(ctx, u.ID, "cli", scopes.All, 0)
+	require.NoError(t, err)
+	p, err := s.Authenticate(ctx, tok)
+	require.NoError(t, err)
+	require.NotNil(t, p)
+
+	// Revoked behind this process's back: remembered until the TTL ends.
+	_, err = db.NewUpdate().Table("access_tokens").Set("revoked_at = ?", time.Now().UTC()).Where("user_id = ?", u.ID).Exec(ctx)
+	require.NoError(t, err)
+	p, err = s.Authenticate(ctx, tok)
+	require.NoError(t, err)
+	require.NotNil(t, p, "served from the cache within its TTL")
+
+	// Revoked through the store: this process forgets at once.
+	require.NoError(t, s.RevokeTokens(ctx, u.ID, "cli"))
+	p, err = s.Authenticate(ctx, tok)
+	require.NoError(t, err)
+	require.Nil(t, p)
+}

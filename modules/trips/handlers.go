@@ -125,11 +125,17 @@ func (t *Trips) state(ctx context.Context, c *registry.Call, _ *NoInput) (State,
 }
 
 func (t *Trips) detail(ctx context.Context, c *registry.Call, _ *NoInput) (Detail, error) {
-	tr, err := t.store.Get(ctx, c.Var("id"))
+	return t.Detail(ctx, c.Var("id"), c.Now)
+}
+
+// Detail reads trip id as get_trip answers it. It checks nothing: callers
+// are the guarded handler and the unguarded baseline of the benchmarks.
+func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
+	tr, err := t.store.Get(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
-	s := stateOf(tr, c.Now)
+	s := stateOf(tr, now)
 	d := Detail{
 		ID: tr.ID, Settings: settingsOf(tr), SourceType: tr.SourceType, Status: tr.Status,
 		IsLocked: s.IsLocked, ComputationStatus: s.ComputationStatus, Version: tr.Version,

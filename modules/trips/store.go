@@ -13,10 +13,15 @@ import (
 )
 
 // Store keeps trips. Every method joins the transaction carried by ctx.
-type Store struct{ db *bun.DB }
+type Store struct {
+	db   *bun.DB
+	owns *database.Stmt // run by the owner guard on every call addressed by a trip id
+}
 
 // NewStore returns a store over db.
-func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+func NewStore(db *bun.DB) *Store {
+	return &Store{db: db, owns: database.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+}
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
 // simply not owned: it gets the same answer as an unknown one.
@@ -24,8 +29,12 @@ func (s *Store) Owns(ctx context.Context, userID, id string) (bool, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return false, nil
 	}
-	n, err := database.Conn(ctx, s.db).NewSelect().Table("trips").
-		Where("id = ? AND user_id = ?", id, userID).Count(ctx)
+	row, err := s.owns.QueryRow(ctx, id, userID)
+	if err != nil {
+		return false, err
+	}
+	var n int
+	err = row.Scan(&n)
 	return n > 0, err
 }
 

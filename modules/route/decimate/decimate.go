@@ -30,7 +30,7 @@ const degenerate = 0.001
 // overflow the goroutine stack. Geodesic distances are nearly all the cost:
 // each point's trigonometry is prepared once, and its distances to the ends
 // of the segment holding it are cached so that after a split only the side
-// that moved is measured again. Scratch memory is about 50 bytes a point.
+// that moved is measured again. Scratch memory is about 90 bytes a point.
 func Simplify(points []geo.Point, tolerance float64) []geo.Point {
 	n := len(points)
 	if n <= 2 {

@@ -30,8 +30,10 @@ type SyntaxError struct {
 	Err    error // the decoder's error, when there is one
 }
 
+// Error gives the line and the reason.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("gpx: line %d: %s", e.Line, e.Reason)
 }
 
+// Unwrap returns the decoder's error, if any.
 func (e *SyntaxError) Unwrap() error { return e.Err }

@@ -7,6 +7,7 @@ type Error struct {
 	Detail string // fixed text for the rider
 }
 
+// Error returns Detail, prefixed with the package name.
 func (e *Error) Error() string { return "pacing: " + e.Detail }
 
 // CodeMinStages is the validation_error code for a route that gives fewer
