@@ -1,0 +1,29 @@
+package app_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn/app/config"
+	"cairn/registry"
+)
+
+// TestReadmeMatchesTheCode keeps the documentation honest: every
+// configuration key and every problem type is documented.
+func TestReadmeMatchesTheCode(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	readme := string(raw)
+	require.Contains(t, readme, "make test")
+	require.Contains(t, readme, "make run")
+	for _, k := range config.Keys {
+		require.Contains(t, readme, "| `"+k.Name+"` |", "configuration key %s is not in the README's table", k.Name)
+	}
+	for _, k := range registry.Kinds() {
+		require.True(t, strings.Contains(readme, "`"+k.String()+"`"), "problem type %s is not documented", k)
+	}
+}
