@@ -193,3 +193,17 @@ func TestMCPWithoutTokenIsRefusedLikeHTTP(t *testing.T) {
 	_, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: a.URL + "/mcp"}, nil)
 	require.Error(t, err, "an MCP client without a token cannot start a session")
 }
+
+// TestOpenAPIListsNoUnusedComponent: every schema in the document's
+// components is referred to somewhere (redocly's no-unused-components).
+func TestOpenAPIListsNoUnusedComponent(t *testing.T) {
+	t.Parallel()
+	a := apptest.New(t)
+	res := a.Do(t, "GET", "/openapi.json", "", nil)
+	doc := res.JSON(t)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	body := string(res.Body)
+	for name := range schemas {
+		require.Contains(t, body, `"$ref":"#/components/schemas/`+name+`"`, "component %s is never used", name)
+	}
+}

@@ -25,21 +25,23 @@ func init() {
 // handed, inlined, to the MCP face. It also judges arguments against it, so
 // both faces refuse the same arguments with the same words.
 type Schemas struct {
-	reg      huma.Registry
-	resolved sync.Map // reflect.Type → *huma.Schema, dereferenced
+	doc      huma.Registry // the OpenAPI document's components: only what it refers to
+	reg      huma.Registry // every type either face uses, same generator and settings
+	resolved sync.Map      // reflect.Type → *huma.Schema, dereferenced
 }
 
 var _ guards.ArgumentChecker = (*Schemas)(nil)
 
-// NewSchemas returns a schema source writing into reg (the OpenAPI
-// document's components).
-func NewSchemas(reg huma.Registry) *Schemas { return &Schemas{reg: reg} }
+// NewSchemas returns a schema source whose referenced schemas go into doc
+// (the OpenAPI document's components). Schemas used only inline — query
+// parameters, MCP tools, argument checks — are kept in a registry of their
+// own, so the document lists no component that nothing refers to.
+func NewSchemas(doc huma.Registry) *Schemas {
+	return &Schemas{doc: doc, reg: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)}
+}
 
-// Registry is the huma schema registry behind the source.
-func (s *Schemas) Registry() huma.Registry { return s.reg }
-
-// Of returns the (possibly referenced) schema of t.
-func (s *Schemas) Of(t reflect.Type) *huma.Schema { return s.reg.Schema(t, true, "") }
+// Of returns the schema of t for the OpenAPI document, as a reference.
+func (s *Schemas) Of(t reflect.Type) *huma.Schema { return s.doc.Schema(t, true, "") }
 
 // Resolved returns the schema of t with its top-level reference followed,
 // computed once per type: the faces ask for it on every call.
@@ -47,7 +49,7 @@ func (s *Schemas) Resolved(t reflect.Type) *huma.Schema {
 	if v, ok := s.resolved.Load(t); ok {
 		return v.(*huma.Schema)
 	}
-	sc := s.Of(t)
+	sc := s.reg.Schema(t, true, "")
 	for sc.Ref != "" {
 		sc = s.reg.SchemaFromRef(sc.Ref)
 	}

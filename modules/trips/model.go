@@ -56,6 +56,7 @@ type Trip struct {
 	Status                    string    `bun:"status"`
 	ComputationStatus         StatusMap `bun:"computation_status"`
 	Version                   int64     `bun:"version"`
+	Generation                int64     `bun:"generation"`
 	CreatedAt                 time.Time `bun:"created_at"`
 	UpdatedAt                 time.Time `bun:"updated_at"`
 }

@@ -1,0 +1,379 @@
+package trips
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"cairn/app/database"
+	"cairn/modules/route/decimate"
+	"cairn/modules/route/geo"
+	"cairn/modules/route/gpx"
+	"cairn/modules/route/pacing"
+)
+
+// The computations of a trip and the statuses they go through.
+const (
+	ComputeRoute   = "route"   // fetch and parse the source
+	ComputeStages  = "stages"  // cut the route into days
+	ComputeTerrain = "terrain" // the alerts that need no outside data
+
+	StatusPending    = "pending"
+	StatusRunning    = "running"
+	StatusDone       = "done"
+	StatusFailed     = "failed"
+	StatusSuperseded = "superseded"
+)
+
+// children is the dispatch graph: a computation starts when its parent is done.
+var children = map[string][]string{
+	ComputeRoute:  {ComputeStages},
+	ComputeStages: {ComputeTerrain},
+}
+
+// Computations lists every computation, parents first.
+var Computations = []string{ComputeRoute, ComputeStages, ComputeTerrain}
+
+func parentOf(name string) string {
+	for p, cs := range children {
+		if slices.Contains(cs, name) {
+			return p
+		}
+	}
+	return ""
+}
+
+// descendants returns name and everything that depends on it.
+func descendants(name string) []string {
+	out := []string{name}
+	for _, c := range children[name] {
+		out = append(out, descendants(c)...)
+	}
+	return out
+}
+
+// Settled reports whether a status closes the completion gate.
+func Settled(status string) bool {
+	return status == StatusDone || status == StatusFailed || status == StatusSuperseded
+}
+
+// Imported is a route as a source delivers it.
+type Imported struct {
+	Title      string
+	SourceType string
+	Tracks     [][]geo.Point // one per tour for a collection, else one
+}
+
+// Source fetches the route behind a trip's address.
+type Source interface {
+	Fetch(ctx context.Context, url string) (Imported, error)
+}
+
+// Dispatcher enqueues computations durably, joining the transaction carried
+// by ctx, so work is dispatched exactly when what it depends on commits.
+type Dispatcher interface {
+	Dispatch(ctx context.Context, tripID string, generation int64, names ...string) error
+}
+
+// Analyzer computes the alerts of each stage (index-aligned) from the trip's
+// settings and its stages.
+type Analyzer func(t *Trip, stages []Stage) [][]Alert
+
+// Job is one run of a computation, as the queue hands it over.
+type Job struct {
+	TripID      string
+	Name        string
+	Generation  int64
+	Attempt     int
+	MaxAttempts int
+}
+
+// Permanent marks an error that retrying cannot fix (an unsupported address,
+// an empty route): the computation fails at once.
+type Permanent struct {
+	Code string // e.g. ROUTE_FETCH_FAILED, EMPTY_ROUTE
+	Err  error
+}
+
+func (p *Permanent) Error() string { return p.Code + ": " + p.Err.Error() }
+func (p *Permanent) Unwrap() error { return p.Err }
+
+// errSuperseded ends a run whose generation is no longer the trip's.
+var errSuperseded = errors.New("superseded by a newer generation")
+
+// Pipeline runs the computations of trips.
+type Pipeline struct {
+	store    *Store
+	source   Source
+	jobs     Dispatcher
+	progress Progress
+	analyze  Analyzer
+	log      *slog.Logger
+}
+
+// Run executes one job. A run whose generation is stale writes nothing. On
+// the last attempt, or for a permanent error, the computation and all that
+// depends on it settle as failed, so nothing stays pending forever.
+func (p *Pipeline) Run(ctx context.Context, job Job) error {
+	err := p.run(ctx, job)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errSuperseded):
+		p.publish(ctx, job.TripID, "computation_superseded", map[string]any{"computation": job.Name})
+		return nil
+	}
+	var perm *Permanent
+	final := errors.As(err, &perm) || job.Attempt >= job.MaxAttempts
+	p.publish(ctx, job.TripID, "computation_error", map[string]any{
+		"computation": job.Name, "message": "the computation failed", "retryable": !final,
+	})
+	if !final {
+		return err
+	}
+	if ferr := p.fail(ctx, job); ferr != nil && !errors.Is(ferr, errSuperseded) {
+		return errors.Join(err, ferr)
+	}
+	if perm != nil {
+		p.publish(ctx, job.TripID, "validation_error", map[string]any{"code": perm.Code})
+	}
+	return err
+}
+
+func (p *Pipeline) run(ctx context.Context, job Job) error {
+	if err := p.store.transition(ctx, job.TripID, job.Generation, map[string]string{job.Name: StatusRunning}); err != nil {
+		return err
+	}
+	switch job.Name {
+	case ComputeRoute:
+		return p.importRoute(ctx, job)
+	case ComputeStages:
+		return p.cutStages(ctx, job)
+	case ComputeTerrain:
+		return p.terrain(ctx, job)
+	default:
+		return &Permanent{Code: "UNKNOWN_COMPUTATION", Err: fmt.Errorf("no computation named %q", job.Name)}
+	}
+}
+
+// fail settles the computation and its descendants as failed.
+func (p *Pipeline) fail(ctx context.Context, job Job) error {
+	set := map[string]string{}
+	for _, n := range descendants(job.Name) {
+		set[n] = StatusFailed
+	}
+	err := p.store.transition(ctx, job.TripID, job.Generation, set)
+	if err == nil {
+		p.stepCompleted(ctx, job.TripID)
+	}
+	return err
+}
+
+// complete marks the computation done and dispatches what waits on it, in
+// the transaction that wrote its results.
+func (p *Pipeline) complete(ctx context.Context, job Job) error {
+	if err := p.store.transition(ctx, job.TripID, job.Generation, map[string]string{job.Name: StatusDone}); err != nil {
+		return err
+	}
+	if next := children[job.Name]; len(next) > 0 {
+		return p.jobs.Dispatch(ctx, job.TripID, job.Generation, next...)
+	}
+	return nil
+}
+
+func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
+	tr, err := p.store.Get(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	imp, err := p.source.Fetch(ctx, tr.SourceURL)
+	if err != nil {
+		return err
+	}
+	rec, err := routeRecord(job.TripID, imp)
+	if err != nil {
+		return err
+	}
+	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.SaveRoute(ctx, rec, job.Generation); err != nil {
+			return err
+		}
+		return p.complete(ctx, job)
+	})
+	if err != nil {
+		return err
+	}
+	p.publish(ctx, job.TripID, "route_parsed", map[string]any{
+		"totalDistance": round1(rec.Distance), "totalElevation": int(rec.Ascent), "totalElevationLoss": int(rec.Descent),
+		"sourceType": rec.SourceType, "title": imp.Title,
+	})
+	p.stepCompleted(ctx, job.TripID)
+	return nil
+}
+
+// routeRecord turns imported tracks into the stored route: raw points,
+// decimated points (20 m), totals and where each track starts.
+func routeRecord(tripID string, imp Imported) (*RouteRecord, error) {
+	rec := &RouteRecord{TripID: tripID, SourceType: imp.SourceType, CreatedAt: time.Now().UTC()}
+	if imp.Title != "" {
+		t := imp.Title
+		rec.Title = &t
+	}
+	for _, tr := range imp.Tracks {
+		if len(tr) == 0 {
+			continue
+		}
+		rec.TrackStarts = append(rec.TrackStarts, len(rec.Raw))
+		rec.Raw = append(rec.Raw, tr...)
+	}
+	if len(rec.Raw) < 2 {
+		return nil, &Permanent{Code: "EMPTY_ROUTE", Err: errors.New("the route has fewer than two points")}
+	}
+	rec.Decimated = decimate.Simplify(rec.Raw, decimate.Tolerance)
+	rec.Distance = geo.Length(rec.Raw) / 1000
+	rec.Ascent, rec.Descent = gpx.Ascent(rec.Raw)
+	rec.PointCount = len(rec.Raw)
+	return rec, nil
+}
+
+func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
+	tr, err := p.store.Get(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	rec, err := p.store.Route(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	planned, planErr := Plan(tr, rec)
+	if planErr != nil && !errors.Is(planErr, pacing.ErrMinStages) {
+		return &Permanent{Code: "PACING_FAILED", Err: planErr}
+	}
+	stages := make([]Stage, len(planned))
+	for i, s := range planned {
+		stages[i] = Stage{
+			ID: uuid.Must(uuid.NewV7()).String(), TripID: job.TripID, Position: i,
+			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent,
+			Start: Point(s.Start), End: Point(s.End), Geometry: s.Geometry,
+		}
+	}
+	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.ReplaceStages(ctx, job.TripID, job.Generation, stages); err != nil {
+			return err
+		}
+		return p.complete(ctx, job)
+	})
+	if err != nil {
+		return err
+	}
+	if planErr != nil {
+		p.publish(ctx, job.TripID, "validation_error", map[string]any{"code": pacing.CodeMinStages})
+	}
+	p.publish(ctx, job.TripID, "stages_computed", map[string]any{"stageCount": len(stages)})
+	p.stepCompleted(ctx, job.TripID)
+	return nil
+}
+
+// Plan cuts the stored route into days with the trip's settings: one stage
+// per tour for a collection, the pacing engine otherwise.
+func Plan(tr *Trip, rec *RouteRecord) ([]pacing.Stage, error) {
+	if rec.SourceType == "komoot_collection" && len(rec.TrackStarts) > 1 {
+		var out []pacing.Stage
+		for i, start := range rec.TrackStarts {
+			end := len(rec.Raw)
+			if i+1 < len(rec.TrackStarts) {
+				end = rec.TrackStarts[i+1]
+			}
+			raw := rec.Raw[start:end]
+			if len(raw) < 2 {
+				continue
+			}
+			up, down := gpx.Ascent(raw)
+			geom := decimate.Simplify(raw, decimate.Tolerance)
+			out = append(out, pacing.Stage{Distance: geo.Length(geom) / 1000, Ascent: up, Descent: down,
+				Geometry: geom, Start: geom[0], End: geom[len(geom)-1]})
+		}
+		if len(out) < 2 {
+			return out, pacing.ErrMinStages
+		}
+		return out, nil
+	}
+	params := pacing.Params{Fatigue: tr.FatigueFactor, ElevationPenalty: tr.ElevationPenalty, MaxDistance: tr.MaxDistancePerDay}
+	if tr.StartDate != nil && tr.EndDate != nil {
+		s, err1 := time.Parse(dateLayout, *tr.StartDate)
+		e, err2 := time.Parse(dateLayout, *tr.EndDate)
+		if err1 == nil && err2 == nil {
+			params.Days = pacing.DayCount(s, e)
+		}
+	}
+	return pacing.Plan(pacing.Route{Decimated: rec.Decimated, Raw: rec.Raw, Distance: rec.Distance, Ascent: rec.Ascent}, params)
+}
+
+func (p *Pipeline) terrain(ctx context.Context, job Job) error {
+	tr, err := p.store.Get(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	stages, err := p.store.Stages(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	found := p.analyze(tr, stages)
+	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.SaveAlerts(ctx, job.TripID, job.Generation, stages, found); err != nil {
+			return err
+		}
+		return p.complete(ctx, job)
+	})
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, a := range found {
+		n += len(a)
+	}
+	p.publish(ctx, job.TripID, "terrain_alerts", map[string]any{"alertCount": n})
+	p.stepCompleted(ctx, job.TripID)
+	return nil
+}
+
+func (p *Pipeline) stepCompleted(ctx context.Context, tripID string) {
+	tr, err := p.store.Get(ctx, tripID)
+	if err != nil {
+		return
+	}
+	done, failed := 0, 0
+	for _, s := range tr.ComputationStatus {
+		switch s {
+		case StatusDone:
+			done++
+		case StatusFailed:
+			failed++
+		}
+	}
+	p.publish(ctx, tripID, "computation_step_completed", map[string]any{
+		"completed": done, "failed": failed, "total": len(tr.ComputationStatus),
+	})
+	for _, s := range tr.ComputationStatus {
+		if !Settled(s) {
+			return
+		}
+	}
+	p.publish(ctx, tripID, "trip_complete", map[string]any{"computationStatus": tr.ComputationStatus})
+}
+
+func (p *Pipeline) publish(ctx context.Context, tripID, typ string, data any) {
+	if p.progress == nil {
+		return
+	}
+	if err := p.progress.Publish(ctx, tripID, Event{Type: typ, Data: data}); err != nil {
+		p.log.Warn("progress not published", "trip", tripID, "event", typ, "err", err)
+	}
+}
+
+func round1(v float64) float64 { return float64(int(v*10+0.5)) / 10 }

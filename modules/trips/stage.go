@@ -1,0 +1,156 @@
+package trips
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"cairn/modules/route/geo"
+)
+
+// Stage is one stored day of a trip.
+type Stage struct {
+	bun.BaseModel `bun:"table:stages"`
+
+	ID        string     `bun:"id,pk"`
+	TripID    string     `bun:"trip_id"`
+	Position  int        `bun:"position"` // 0-based; dayNumber = position + 1
+	Distance  float64    `bun:"distance"` // km
+	Ascent    float64    `bun:"ascent"`   // m
+	Descent   float64    `bun:"descent"`  // m
+	Start     Point      `bun:"start_point"`
+	End       Point      `bun:"end_point"`
+	Geometry  Points     `bun:"geometry"`
+	Label     *string    `bun:"label"`
+	IsRestDay bool       `bun:"is_rest_day"`
+	Alerts    *AlertList `bun:"alerts"` // nil: never computed; empty: computed, nothing found
+}
+
+// Point is a coordinate stored as compact JSON [lat, lon, ele].
+type Point geo.Point
+
+// Value implements driver.Valuer.
+func (p Point) Value() (any, error) { return string(appendPoint(nil, geo.Point(p))), nil }
+
+// Scan implements sql.Scanner.
+func (p *Point) Scan(src any) error {
+	var a [3]float64
+	if err := scanJSON(src, &a); err != nil {
+		return err
+	}
+	*p = Point{Lat: a[0], Lon: a[1], Ele: a[2]}
+	return nil
+}
+
+// Points is a polyline stored as compact JSON [[lat, lon, ele], …]: six
+// decimals (about 0.1 m) and elevation to the decimetre are all a route needs.
+type Points []geo.Point
+
+// Value implements driver.Valuer.
+func (ps Points) Value() (any, error) {
+	b := make([]byte, 0, len(ps)*28+2)
+	b = append(b, '[')
+	for i, p := range ps {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendPoint(b, p)
+	}
+	return string(append(b, ']')), nil
+}
+
+// Scan implements sql.Scanner.
+func (ps *Points) Scan(src any) error {
+	var raw [][3]float64
+	if err := scanJSON(src, &raw); err != nil {
+		return err
+	}
+	out := make(Points, len(raw))
+	for i, a := range raw {
+		out[i] = geo.Point{Lat: a[0], Lon: a[1], Ele: a[2]}
+	}
+	*ps = out
+	return nil
+}
+
+func appendPoint(b []byte, p geo.Point) []byte {
+	b = append(b, '[')
+	b = strconv.AppendFloat(b, p.Lat, 'f', 6, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, p.Lon, 'f', 6, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, p.Ele, 'f', 1, 64)
+	return append(b, ']')
+}
+
+// Alert is one stored alert of a stage, in the shape clients read.
+type Alert struct {
+	Code     string       `json:"code" doc:"Stable code; clients dedupe and dismiss by it."`
+	Severity string       `json:"type" doc:"critical, warning or nudge."`
+	Message  string       `json:"message" doc:"What the alert says."`
+	Lat      *float64     `json:"lat,omitempty" doc:"Where it applies, when it has a place."`
+	Lon      *float64     `json:"lon,omitempty" doc:"Where it applies, when it has a place."`
+	Action   *AlertAction `json:"action" doc:"What a client can do about it (navigate or dismiss); null otherwise."`
+}
+
+// AlertAction is an alert's action as delivered to clients.
+type AlertAction struct {
+	Kind    string         `json:"kind" doc:"navigate or dismiss."`
+	Label   string         `json:"label" doc:"Text of the action."`
+	Payload map[string]any `json:"payload,omitempty" doc:"Coordinates to navigate to."`
+}
+
+// AlertList is a stage's alerts stored as JSON.
+type AlertList []Alert
+
+// Value implements driver.Valuer.
+func (l AlertList) Value() (any, error) {
+	if l == nil {
+		l = AlertList{}
+	}
+	b, err := json.Marshal([]Alert(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *AlertList) Scan(src any) error {
+	if src == nil {
+		return fmt.Errorf("alerts: unexpected NULL; scan into *AlertList")
+	}
+	return scanJSON(src, (*[]Alert)(l))
+}
+
+// RouteRecord is the imported route of a trip, kept for re-pacing and edits.
+type RouteRecord struct {
+	bun.BaseModel `bun:"table:trip_routes"`
+
+	TripID      string    `bun:"trip_id,pk"`
+	Title       *string   `bun:"title"`
+	SourceType  string    `bun:"source_type"`
+	Raw         Points    `bun:"raw_points"`
+	Decimated   Points    `bun:"decimated"`
+	TrackStarts Ints      `bun:"track_starts"`
+	Distance    float64   `bun:"distance"`
+	Ascent      float64   `bun:"ascent"`
+	Descent     float64   `bun:"descent"`
+	PointCount  int       `bun:"point_count"`
+	CreatedAt   time.Time `bun:"created_at"`
+}
+
+// Ints is a list of integers stored as JSON.
+type Ints []int
+
+// Value implements driver.Valuer.
+func (l Ints) Value() (any, error) {
+	if l == nil {
+		l = Ints{}
+	}
+	b, err := json.Marshal([]int(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *Ints) Scan(src any) error { return scanJSON(src, (*[]int)(l)) }
