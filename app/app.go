@@ -51,10 +51,11 @@ func Options(cfg config.Config, log *slog.Logger) fx.Option {
 			}
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
-		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer),
+		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
+			provideProgress, provideQueue, provideSource),
 		Modules,
 		fx.Decorate(func(s *accounts.Store) *accounts.Store { s.SetCacheTTL(cfg.AuthCacheTTL); return s }),
-		fx.Invoke(mount),
+		fx.Invoke(mount, startQueue),
 	)
 }
 
@@ -135,7 +136,8 @@ func provideAPI(cfg config.Config) *HTTP {
 		"Every operation is also an MCP tool at /mcp unless its description says why not."
 	hc.Info.License = &huma.License{Name: "MIT", Identifier: "MIT"}
 	hc.Servers = []*huma.Server{{URL: cfg.URL(), Description: "this server"}}
-	hc.DocsPath = "" // served by operations.MountDocs, offline
+	hc.DocsPath = ""     // served by operations.MountDocs, offline
+	hc.CreateHooks = nil // the $schema links huma adds serve huma.Register handlers, which the faces do not use
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", Description: "Personal access token (`cairn token create`)."},
 	}

@@ -31,20 +31,26 @@ func TestBothFacesServeTheSameOperations(t *testing.T) {
 		mc := a.MCP(t, tok)
 
 		// Create one trip on each face.
-		res := a.Do(t, "POST", "/trips", tok, map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "maxDistancePerDay": 100},
+		res := a.Do(t, "POST", "/trips", tok, map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "maxDistancePerDay": 100},
 			"Idempotency-Key", "http-create-0000001")
 		require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 		httpTrip := res.JSON(t)
 		require.Equal(t, "/trips/"+httpTrip["id"].(string), res.Header.Get("Location"))
 		require.Equal(t, `"1"`, res.Header.Get("ETag"))
 		require.Equal(t, false, httpTrip["isLocked"])
-		require.Equal(t, map[string]any{}, httpTrip["computationStatus"])
+		require.Equal(t, map[string]any{"route": "pending", "stages": "pending", "terrain": "pending"},
+			httpTrip["computationStatus"], "a new trip answers its real plan, nothing computed yet")
 
-		tr := apptest.Call(t, mc, "create_trip", map[string]any{"sourceUrl": "https://www.komoot.com/tour/2", "maxDistancePerDay": 100})
+		tr := apptest.Call(t, mc, "create_trip", map[string]any{"sourceUrl": "https://www.strava.com/routes/120", "maxDistancePerDay": 100})
 		require.False(t, tr.IsError, tr.Text)
 		mcpTrip := tr.Structured
 		require.NotEqual(t, httpTrip["id"], mcpTrip["id"])
 		require.EqualValues(t, 1, mcpTrip["version"])
+
+		for _, id := range []any{httpTrip["id"], mcpTrip["id"]} {
+			st := a.WaitSettled(t, tok, id.(string))
+			require.Equal(t, map[string]any{"route": "done", "stages": "done", "terrain": "done"}, st["computationStatus"])
+		}
 
 		// Both faces list both trips, newest first, identically.
 		httpList := a.Do(t, "GET", "/trips", tok, nil)
@@ -70,9 +76,9 @@ func TestBothFacesServeTheSameOperations(t *testing.T) {
 			md := apptest.Call(t, mc, "get_trip", map[string]any{"id": id})
 			require.False(t, md.IsError, md.Text)
 			require.Equal(t, d.JSON(t), md.Structured)
-			require.Equal(t, true, md.Structured["partial"])
-			require.NotContains(t, md.Structured, "days", "a partial trip has no day list, not an empty one")
+			require.Equal(t, false, md.Structured["partial"])
 			require.EqualValues(t, 100, md.Structured["settings"].(map[string]any)["maxDistancePerDay"])
+			require.NotEmpty(t, md.Structured["days"], "the days are computed")
 		}
 
 		// The canonical address answers JSON with true values.
@@ -96,13 +102,13 @@ func TestBadInputIsNamedAndNothingIsWritten(t *testing.T) {
 		give  map[string]any
 		field string
 	}{
-		{"unpublished server field", map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "status": "ready"}, "status"},
-		{"unpublished version", map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "version": 7}, "version"},
+		{"unpublished server field", map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "status": "ready"}, "status"},
+		{"unpublished version", map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "version": 7}, "version"},
 		{"missing source", map[string]any{"maxDistancePerDay": 100}, "sourceUrl"},
 		{"source not https", map[string]any{"sourceUrl": "http://www.komoot.com/tour/1"}, "sourceUrl"},
-		{"out of range", map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "fatigueFactor": 2.0}, "fatigueFactor"},
-		{"wrong type", map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "departureHour": "eight"}, "departureHour"},
-		{"end before start", map[string]any{"sourceUrl": "https://www.komoot.com/tour/1", "startDate": "2030-05-02", "endDate": "2030-05-01"}, "endDate"},
+		{"out of range", map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "fatigueFactor": 2.0}, "fatigueFactor"},
+		{"wrong type", map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "departureHour": "eight"}, "departureHour"},
+		{"end before start", map[string]any{"sourceUrl": "https://www.strava.com/routes/110", "startDate": "2030-05-02", "endDate": "2030-05-01"}, "endDate"},
 	}
 	for i, tt := range tests {
 		// One user per case: refused creations count against the creation limit too.

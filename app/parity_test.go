@@ -42,7 +42,7 @@ func key() string { return "key-" + uuid.NewString() }
 
 // trip creates a trip for the env's user over HTTP and returns its id.
 func (e env) trip(t testing.TB, settings map[string]any) string {
-	body := map[string]any{"sourceUrl": "https://www.komoot.com/tour/" + fmt.Sprint(users.Add(1))}
+	body := map[string]any{"sourceUrl": "https://www.strava.com/routes/" + fmt.Sprint(100+users.Add(1))}
 	for k, v := range settings {
 		body[k] = v
 	}
@@ -71,7 +71,7 @@ var fixtures = map[string]fixture{
 		return apptest.Request{Args: map[string]any{"page": 1}}
 	},
 	"trips.create": func(t testing.TB, e env) apptest.Request {
-		return apptest.Request{Args: map[string]any{"sourceUrl": "https://www.komoot.com/tour/77"}, Key: key()}
+		return apptest.Request{Args: map[string]any{"sourceUrl": "https://www.strava.com/routes/1770"}, Key: key()}
 	},
 	"trips.get": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
@@ -86,6 +86,12 @@ var fixtures = map[string]fixture{
 	"trips.delete": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
 	},
+	"trips.events": func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
+	},
+	"trips.upload": func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Args: map[string]any{"maxDistancePerDay": 60}}
+	},
 }
 
 // invalidMerged breaks the merged record of a validated write while every
@@ -96,6 +102,9 @@ var invalidMerged = map[string]func(r *apptest.Request){
 	},
 	"trips.update_settings": func(r *apptest.Request) {
 		r.Args = map[string]any{"endDate": day(29)} // before the stored start date
+	},
+	"trips.upload": func(r *apptest.Request) {
+		r.Args["startDate"], r.Args["endDate"] = day(40), day(39)
 	},
 }
 

@@ -45,6 +45,17 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 			p := in.Properties[n]
 			hop.Parameters = append(hop.Parameters, &huma.Param{Name: n, In: "query", Schema: p, Description: p.Description})
 		}
+	} else if len(op.HTTP.Files) > 0 {
+		props := map[string]*huma.Schema{}
+		for n, p := range in.Properties {
+			props[n] = p
+		}
+		for _, name := range op.HTTP.Files {
+			props[name] = &huma.Schema{Type: "string", Format: "binary", Description: "The file."}
+		}
+		hop.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+			"multipart/form-data": {Schema: &huma.Schema{Type: "object", Properties: props, Required: op.HTTP.Files}},
+		}}
 	} else if len(in.Properties) > 0 {
 		ref := f.schemas.Of(op.InputType)
 		content := map[string]*huma.MediaType{"application/json": {Schema: ref}}
@@ -70,7 +81,11 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	}
 
 	success := &huma.Response{Description: http.StatusText(op.HTTP.Status), Headers: map[string]*huma.Param{}}
-	if op.HTTP.Status != http.StatusNoContent {
+	switch {
+	case op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()):
+		success.Content = map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string",
+			Description: "Server-sent events: `event:` the event type, `data:` its JSON."}}}
+	case op.HTTP.Status != http.StatusNoContent:
 		success.Content = map[string]*huma.MediaType{"application/json": {Schema: f.schemas.Of(op.OutputType)}}
 	}
 	if reflect.PointerTo(op.OutputType).Implements(reflect.TypeFor[registry.Versioned]()) || op.OutputType.Implements(reflect.TypeFor[registry.Versioned]()) {

@@ -9,7 +9,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -64,9 +67,14 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 		for _, v := range op.URIVariables() {
 			c.Vars[v] = hc.Param(v)
 		}
-		if op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete {
-			c.Args = f.queryArgs(op, hc)
-		} else {
+		switch {
+		case op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete:
+			u := hc.URL()
+			c.Args = f.formArgs(op, u.Query())
+		case len(op.HTTP.Files) > 0:
+			form, files, unreadable := readMultipart(hc, op.HTTP.Files)
+			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
+		default:
 			c.Args, c.Unreadable = readBody(hc)
 		}
 		if im := hc.Header("If-Match"); im != "" {
@@ -118,18 +126,25 @@ func readBody(hc huma.Context) (map[string]json.RawMessage, string) {
 	return args, ""
 }
 
-// queryArgs maps query parameters onto arguments, typed by the published
-// schema so that ?page=2 is the number 2, as it would be over MCP.
-func (f *Face) queryArgs(op *registry.Operation, hc huma.Context) map[string]json.RawMessage {
+// formArgs maps query parameters or form fields onto arguments, typed by
+// the published schema so that ?page=2 is the number 2, as over MCP. A list
+// field takes every value given for it.
+func (f *Face) formArgs(op *registry.Operation, values url.Values) map[string]json.RawMessage {
 	args := map[string]json.RawMessage{}
 	schema := f.schemas.Resolved(op.InputType)
-	u := hc.URL()
-	for name, values := range u.Query() {
-		if len(values) == 0 {
+	for name, vs := range values {
+		name = strings.TrimSuffix(name, "[]")
+		if len(vs) == 0 {
 			continue
 		}
-		v := values[0]
-		if p, ok := schema.Properties[name]; ok && (p.Type == "integer" || p.Type == "number" || p.Type == "boolean") && json.Valid([]byte(v)) {
+		p := schema.Properties[name]
+		if p != nil && p.Type == "array" {
+			raw, _ := json.Marshal(vs)
+			args[name] = raw
+			continue
+		}
+		v := vs[0]
+		if p != nil && (p.Type == "integer" || p.Type == "number" || p.Type == "boolean") && json.Valid([]byte(v)) {
 			args[name] = json.RawMessage(v)
 			continue
 		}
@@ -139,7 +154,38 @@ func (f *Face) queryArgs(op *registry.Operation, hc huma.Context) map[string]jso
 	return args
 }
 
+// MaxUpload bounds a multipart body: the largest accepted file and its form.
+const MaxUpload = 31 << 20
+
+// readMultipart reads a multipart form: its fields, and the declared files
+// kept in memory or spooled to disk by the standard library.
+func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string]registry.File, string) {
+	mt, params, err := mime.ParseMediaType(hc.Header("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, nil, "the request must be multipart/form-data"
+	}
+	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(8 << 20)
+	if err != nil {
+		return nil, nil, "the multipart body could not be read (or is larger than 31 MB)"
+	}
+	files := map[string]registry.File{}
+	for _, name := range fileFields {
+		if fhs := form.File[name]; len(fhs) > 0 {
+			fh := fhs[0]
+			files[name] = registry.File{
+				Name: fh.Filename, ContentType: fh.Header.Get("Content-Type"), Size: fh.Size,
+				Open: func() (io.ReadCloser, error) { return fh.Open() },
+			}
+		}
+	}
+	return url.Values(form.Value), files, ""
+}
+
 func writeOutput(hc huma.Context, op *registry.Operation, out any) {
+	if st, ok := out.(registry.Streamer); ok {
+		writeStream(hc, st)
+		return
+	}
 	if v, ok := out.(registry.Versioned); ok {
 		hc.SetHeader("ETag", strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10)))
 	}
@@ -218,4 +264,33 @@ func WriteProblem(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(b)
+}
+
+// writeStream serves an event stream as server-sent events until the client
+// goes away or the stream ends.
+func writeStream(hc huma.Context, st registry.Streamer) {
+	hc.SetHeader("Content-Type", "text/event-stream")
+	hc.SetHeader("Cache-Control", "no-store")
+	hc.SetHeader("X-Accel-Buffering", "no") // proxies must not hold events back
+	hc.SetStatus(http.StatusOK)
+	w := hc.BodyWriter()
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	flush()
+	_ = st.Stream(hc.Context(), func(event string, data any) error {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		if event == "" {
+			_, err = io.WriteString(w, ": "+string(b)+"\n\n") // a comment keeps the connection alive
+		} else {
+			_, err = io.WriteString(w, "event: "+event+"\ndata: "+string(b)+"\n\n")
+		}
+		flush()
+		return err
+	})
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 )
@@ -14,6 +15,13 @@ type Route struct {
 	Method string
 	Path   string // huma/OpenAPI style: /trips/{id}
 	Status int
+	Files  []string // multipart file fields, for an upload (HTTP only)
+}
+
+// Upload declares a multipart POST carrying the given file fields; its
+// other form fields are the input's arguments.
+func Upload(path string, status int, files ...string) Route {
+	return Route{Method: http.MethodPost, Path: path, Status: status, Files: files}
 }
 
 // Get declares a read answering 200.
@@ -263,4 +271,19 @@ type Hints struct {
 	Destructive bool
 	Idempotent  bool
 	OpenWorld   bool
+}
+
+// File is an uploaded file, as the HTTP face received it.
+type File struct {
+	Name        string // the client's file name
+	ContentType string
+	Size        int64
+	Open        func() (io.ReadCloser, error)
+}
+
+// Streamer is implemented by outputs that are event streams: the HTTP face
+// serves them as server-sent events. An operation answering one is never a
+// tool (a tool answers one document).
+type Streamer interface {
+	Stream(ctx context.Context, send func(event string, data any) error) error
 }

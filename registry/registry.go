@@ -324,11 +324,12 @@ type Call struct {
 	// the refusal still comes after authentication.
 	Unreadable string
 
-	ExpectedVersion   *int64 // If-Match, or the "version" argument
-	IdempotencyKey    string // Idempotency-Key, or "idempotencyKey"
-	KeyDerived        bool   // the key was derived server-side from the arguments
-	ConfirmationToken string // the confirmation header, or "confirmationToken"
-	Asker             Asker  // nil when the face cannot ask a person
+	ExpectedVersion   *int64          // If-Match, or the "version" argument
+	IdempotencyKey    string          // Idempotency-Key, or "idempotencyKey"
+	KeyDerived        bool            // the key was derived server-side from the arguments
+	ConfirmationToken string          // the confirmation header, or "confirmationToken"
+	Files             map[string]File // uploaded files (HTTP uploads only)
+	Asker             Asker           // nil when the face cannot ask a person
 
 	Input    any    // decoded *I, set by the arguments guard
 	Previous Record // set by read: the stored record, never modified

@@ -20,7 +20,6 @@ import (
 
 	"cairn/app"
 	"cairn/app/config"
-	"cairn/app/database"
 	"cairn/app/database/dbtest"
 	"cairn/modules/accounts"
 	"cairn/registry"
@@ -29,6 +28,7 @@ import (
 // App is a running application.
 type App struct {
 	URL      string
+	Provider *Provider // the local route provider the sources point at
 	Server   *app.Server
 	DB       *bun.DB
 	Accounts *accounts.Store
@@ -41,12 +41,7 @@ type Option func(t testing.TB, c *config.Config)
 // Postgres runs the application on a fresh PostgreSQL database.
 func Postgres(t testing.TB, c *config.Config) {
 	c.DatabaseURL = dbtest.PostgresURL(t)
-	db, _, err := database.Open(c.DatabaseURL, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := database.Migrate(context.Background(), db); err != nil {
+	if _, _, err := app.Migrate(context.Background(), *c); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,6 +56,9 @@ func New(t testing.TB, opts ...Option) *App {
 	cfg.Addr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
 	cfg.LogLevel = "error"
+	cfg.JobPollInterval = 50 * time.Millisecond
+	provider := NewProvider(t)
+	WithProvider(provider)(t, &cfg)
 	for _, o := range opts {
 		o(t, &cfg)
 	}
@@ -68,7 +66,7 @@ func New(t testing.TB, opts ...Option) *App {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a := &App{Config: cfg}
+	a := &App{Config: cfg, Provider: provider}
 	fxApp := fx.New(app.Options(cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Accounts))
 	if err := fxApp.Err(); err != nil {
 		t.Fatal(err)
@@ -154,6 +152,7 @@ func (a *App) Do(t testing.TB, method, path, token string, body any, headers ...
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// An explicit Content-Type among the headers wins (multipart uploads).
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -242,4 +241,31 @@ func Redis(t testing.TB, c *config.Config) {
 	_, prefix := dbtest.Redis(t)
 	c.RedisURL = dbtest.RedisURL()
 	c.RedisPrefix = prefix
+}
+
+// WaitSettled polls the trip's address until every computation is settled
+// (done, failed or superseded) and returns its last answer.
+func (a *App) WaitSettled(t testing.TB, token, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res := a.Do(t, http.MethodGet, "/trips/"+id, token, nil)
+		if res.Status != http.StatusOK {
+			t.Fatalf("trip %s: %d %s", id, res.Status, res.Body)
+		}
+		body := res.JSON(t)
+		settled := true
+		for _, s := range body["computationStatus"].(map[string]any) {
+			if s == "pending" || s == "running" {
+				settled = false
+			}
+		}
+		if settled {
+			return body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("trip %s did not settle: %v", id, body["computationStatus"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

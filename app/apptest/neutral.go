@@ -1,10 +1,13 @@
 package apptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn/modules/route/gpx"
 	"cairn/operations"
 	"cairn/registry"
 	"cairn/tools"
@@ -26,8 +30,9 @@ type Request struct {
 	Vars    map[string]string
 	Args    map[string]any
 	Version *int64
-	Key     string // idempotency key; on MCP, empty means derived
-	Confirm string // confirmation token
+	Key     string          // idempotency key; on MCP, empty means derived
+	Confirm string          // confirmation token
+	Files   map[string]File // upload files (HTTP only); a valid GPX file by default
 }
 
 // Outcome is what a face answered, reduced to what both faces share.
@@ -46,7 +51,11 @@ func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
 		path = strings.ReplaceAll(path, "{"+k+"}", url.PathEscape(v))
 	}
 	var body any
-	if r.Op.HTTP.Method == http.MethodGet || r.Op.HTTP.Method == http.MethodDelete {
+	var headers []string
+	if len(r.Op.HTTP.Files) > 0 {
+		form, contentType := multipartOf(t, r)
+		body, headers = form, append(headers, "Content-Type", contentType)
+	} else if r.Op.HTTP.Method == http.MethodGet || r.Op.HTTP.Method == http.MethodDelete {
 		q := url.Values{}
 		for k, v := range r.Args {
 			q.Set(k, fmt.Sprint(v))
@@ -57,7 +66,6 @@ func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
 	} else if r.Args != nil {
 		body = r.Args
 	}
-	var headers []string
 	if r.Version != nil {
 		headers = append(headers, "If-Match", strconv.Quote(strconv.FormatInt(*r.Version, 10)))
 	}
@@ -76,6 +84,50 @@ func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
 		out.Type, _ = out.Body["type"].(string)
 	}
 	return out
+}
+
+// multipartOf renders an upload: the arguments as form fields, and each
+// file field of the route as r.Files gives it, or a valid 120 km GPX file.
+func multipartOf(t testing.TB, r Request) (string, string) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range r.Args {
+		if vs, ok := v.([]string); ok {
+			for _, x := range vs {
+				_ = w.WriteField(k, x)
+			}
+			continue
+		}
+		_ = w.WriteField(k, fmt.Sprint(v))
+	}
+	for _, name := range r.Op.HTTP.Files {
+		content, ok := r.Files[name]
+		if !ok {
+			var g bytes.Buffer
+			if err := gpx.Write(&g, "Upload", Line(120)); err != nil {
+				t.Fatal(err)
+			}
+			content = File{Name: "route.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, name, content.Name))
+		h.Set("Content-Type", content.ContentType)
+		part, err := w.CreatePart(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = part.Write(content.Body)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), w.FormDataContentType()
+}
+
+// File is an uploaded file of a Request.
+type File struct {
+	Name, ContentType string
+	Body              []byte
 }
 
 // ViaMCP sends r as a tools/call on session s. A request without a token is

@@ -20,19 +20,24 @@ import (
 
 // Config is the whole configuration.
 type Config struct {
-	Addr          string        `koanf:"addr"`
-	PublicURL     string        `koanf:"public_url"`
-	DataDir       string        `koanf:"data_dir"`
-	DatabaseURL   string        `koanf:"database_url"`
-	RedisURL      string        `koanf:"redis_url"`
-	RedisPrefix   string        `koanf:"redis_prefix"`
-	LogFormat     string        `koanf:"log_format"`
-	LogLevel      string        `koanf:"log_level"`
-	Dev           bool          `koanf:"dev"`
-	DevEmail      string        `koanf:"dev_email"`
-	ShutdownGrace time.Duration `koanf:"shutdown_grace"`
-	ConfirmTTL    time.Duration `koanf:"confirm_ttl"`
-	AuthCacheTTL  time.Duration `koanf:"auth_cache_ttl"`
+	Addr            string        `koanf:"addr"`
+	PublicURL       string        `koanf:"public_url"`
+	DataDir         string        `koanf:"data_dir"`
+	DatabaseURL     string        `koanf:"database_url"`
+	RedisURL        string        `koanf:"redis_url"`
+	RedisPrefix     string        `koanf:"redis_prefix"`
+	LogFormat       string        `koanf:"log_format"`
+	LogLevel        string        `koanf:"log_level"`
+	Dev             bool          `koanf:"dev"`
+	DevEmail        string        `koanf:"dev_email"`
+	ShutdownGrace   time.Duration `koanf:"shutdown_grace"`
+	ConfirmTTL      time.Duration `koanf:"confirm_ttl"`
+	AuthCacheTTL    time.Duration `koanf:"auth_cache_ttl"`
+	Workers         int           `koanf:"workers"`
+	JobPollInterval time.Duration `koanf:"job_poll_interval"`
+	SourceAllowHTTP bool          `koanf:"source_allow_http"`
+	SourceAllow     string        `koanf:"source_allow"`
+	SourceBaseURLs  string        `koanf:"source_base_urls"`
 }
 
 // Key describes one configuration key, for validation and documentation.
@@ -57,6 +62,11 @@ var Keys = []Key{
 	{"shutdown_grace", "15s", "how long a shutdown waits for in-flight requests"},
 	{"confirm_ttl", "5m", "how long a confirmation token stays usable"},
 	{"auth_cache_ttl", "5s", "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
+	{"workers", 4, "computations run at once by this process"},
+	{"job_poll_interval", "1s", "how often the job queue looks for work it was not told about"},
+	{"source_allow_http", false, "let route sources use plain http (local development only)"},
+	{"source_allow", "", "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
+	{"source_base_urls", "", "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.
@@ -149,6 +159,12 @@ func (c Config) validate() error {
 	}
 	if c.AuthCacheTTL < 0 {
 		errs = append(errs, errors.New("auth_cache_ttl: must not be negative"))
+	}
+	if c.Workers < 1 {
+		errs = append(errs, errors.New("workers: must be at least 1"))
+	}
+	if c.JobPollInterval <= 0 {
+		errs = append(errs, errors.New("job_poll_interval: must be a positive duration such as 1s"))
 	}
 	if c.ConfirmTTL <= 0 {
 		errs = append(errs, errors.New("confirm_ttl: must be a positive duration such as 5m"))

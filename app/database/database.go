@@ -44,12 +44,9 @@ func Open(url, dataDir string) (*bun.DB, Engine, error) {
 		sqldb.SetMaxOpenConns(20)
 		return bun.NewDB(sqldb, pgdialect.New()), Postgres, nil
 	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
-		if path == "" {
-			if err := os.MkdirAll(dataDir, 0o750); err != nil {
-				return nil, "", fmt.Errorf("data directory %s: %w", dataDir, err)
-			}
-			path = filepath.Join(dataDir, "cairn.db")
+		path := SQLitePath(url, dataDir)
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, "", fmt.Errorf("data directory %s: %w", filepath.Dir(path), err)
 		}
 		db, err := OpenSQLite(path)
 		return db, SQLite, err
@@ -60,15 +57,34 @@ func Open(url, dataDir string) (*bun.DB, Engine, error) {
 // begins (immediate), so concurrent writers queue on busy_timeout instead of
 // failing when they upgrade a read lock; WAL lets readers run meanwhile.
 func OpenSQLite(path string) (*bun.DB, error) {
-	dsn := "file:" + path + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	sqldb, err := sql.Open("sqlite", dsn)
+	sqldb, err := OpenSQLitePool(path)
 	if err != nil {
 		return nil, err
 	}
 	sqldb.SetMaxOpenConns(8)
 	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// OpenSQLitePool opens a plain database/sql pool on a SQLite file with the
+// settings every pool on that file must share.
+func OpenSQLitePool(path string) (*sql.DB, error) {
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	return sql.Open("sqlite", dsn)
+}
+
+// SQLitePath is where Open puts the SQLite file for url and dataDir ("" for
+// PostgreSQL).
+func SQLitePath(url, dataDir string) string {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return ""
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
+	if path == "" {
+		path = filepath.Join(dataDir, "cairn.db")
+	}
+	return path
 }
 
 // Migrate applies every pending migration and reports how many ran.
@@ -130,6 +146,15 @@ func Conn(ctx context.Context, db *bun.DB) bun.IDB {
 		return tx
 	}
 	return db
+}
+
+// SQLTx returns the database/sql transaction carried by ctx, for libraries
+// that join it (the job queue).
+func SQLTx(ctx context.Context) (*sql.Tx, bool) {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx.Tx, true
+	}
+	return nil, false
 }
 
 // NoRows reports whether err means a query found nothing.

@@ -63,7 +63,7 @@ func (f fixture) create(ctx context.Context, userID, key, source string) (string
 			ID: uuid.Must(uuid.NewV7()).String(), UserID: c.UserID(), SourceURL: source,
 			FatigueFactor: 0.9, ElevationPenalty: 50, MaxDistancePerDay: 80, AverageSpeed: 15, DepartureHour: 8,
 			EnabledAccommodationTypes: trips.TypeList{"hotel"}, Locale: "en", Status: trips.StatusDraft,
-			ComputationStatus: trips.StatusMap{}, Version: 1, CreatedAt: now, UpdatedAt: now,
+			ComputationStatus: trips.StatusMap{}, Version: 1, Generation: 1, CreatedAt: now, UpdatedAt: now,
 		}
 		if err := f.trips.Insert(ctx, tr); err != nil {
 			return err
@@ -193,7 +193,7 @@ func TestTwoWritersOneVersion(t *testing.T) {
 					return
 				}
 				tr.MaxDistancePerDay = float64(100 + i)
-				results <- database.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error { return f.trips.Update(ctx, tr, 1) })
+				results <- database.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error { return f.trips.Update(ctx, tr, 1, false) })
 			}()
 		}
 		var ok, stale int

@@ -51,6 +51,28 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Handle: t.create,
 	})
 
+	registry.Add(reg, registry.Op[UploadInput, Uploaded]{
+		ID:      "trips.upload",
+		Summary: "Create a trip from a GPX file (multipart field gpxFile)",
+		HTTP:    registry.Upload("/trips/gpx-upload", http.StatusAccepted, UploadFile),
+		Tool:    registry.NotATool(registry.MotiveBinaryPayload),
+
+		Scope:        scopes.TripsWrite,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.PerUser(10, time.Minute),
+		Merge:        t.mergeUpload,
+		Validate:     registry.ValidateWith(validateTrip),
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{},
+		Dispatches:   true,
+		Record:       (*Trip)(nil),
+
+		Handle: t.upload,
+	})
+
 	registry.Add(reg, registry.Op[NoInput, Detail]{
 		ID:      "trips.get",
 		Summary: "Read a trip: settings, then one line per day",
@@ -87,6 +109,25 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
 
 		Handle: t.state,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, EventStream]{
+		ID:      "trips.events",
+		Summary: "Follow a trip's computations as server-sent events",
+		HTTP:    registry.Get("/trips/{id}/events"),
+		Tool:    registry.NotATool(registry.MotiveInfrastructure),
+
+		Scope:        scopes.TripsRead,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: t.events,
 	})
 
 	registry.Add(reg, registry.Op[UpdateInput, State]{

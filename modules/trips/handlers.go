@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn/app/database"
 	"cairn/registry"
 )
 
@@ -60,6 +61,7 @@ func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput
 		Status:                    StatusDraft,
 		ComputationStatus:         StatusMap{},
 		Version:                   1,
+		Generation:                1,
 	}
 	tr.StartDate, tr.EndDate = in.StartDate, in.EndDate
 	setIf(&tr.FatigueFactor, in.FatigueFactor)
@@ -86,7 +88,23 @@ func (t *Trips) create(ctx context.Context, c *registry.Call, _ *CreateInput) (S
 	tr.ID = uuid.Must(uuid.NewV7()).String()
 	tr.UserID = c.UserID()
 	tr.CreatedAt, tr.UpdatedAt = now, now
-	if err := t.store.Insert(ctx, tr); err != nil {
+	plan := map[string]string{}
+	for _, n := range Computations {
+		plan[n] = StatusPending
+		tr.ComputationStatus[n] = StatusPending
+	}
+	// The trip, its plan and its first job commit together (the creation
+	// runs in the idempotency guard's transaction): a repeat never dispatches.
+	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := t.store.Insert(ctx, tr); err != nil {
+			return err
+		}
+		if err := t.store.record(ctx, tr.ID, tr.Generation, plan); err != nil {
+			return err
+		}
+		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, ComputeRoute)
+	})
+	if err != nil {
 		return State{}, err
 	}
 	s := stateOf(tr, c.Now)
@@ -128,8 +146,9 @@ func (t *Trips) detail(ctx context.Context, c *registry.Call, _ *NoInput) (Detai
 	return t.Detail(ctx, c.Var("id"), c.Now)
 }
 
-// Detail reads trip id as get_trip answers it. It checks nothing: callers
-// are the guarded handler and the unguarded baseline of the benchmarks.
+// Detail reads trip id as get_trip answers it: settings, then one line per
+// day. It checks nothing: callers are the guarded handler and the unguarded
+// baseline of the benchmarks.
 func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
 	tr, err := t.store.Get(ctx, id)
 	if err != nil {
@@ -139,10 +158,43 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 	d := Detail{
 		ID: tr.ID, Settings: settingsOf(tr), SourceType: tr.SourceType, Status: tr.Status,
 		IsLocked: s.IsLocked, ComputationStatus: s.ComputationStatus, Version: tr.Version,
-		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt, Partial: true,
-		Note: "the days are not computed yet; read this trip again later",
+		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt,
+	}
+	switch st := tr.ComputationStatus[ComputeStages]; {
+	case st == StatusDone:
+		stages, err := t.store.Stages(ctx, id)
+		if err != nil {
+			return Detail{}, err
+		}
+		d.Days = make([]Day, len(stages))
+		for i := range stages {
+			d.Days[i] = dayOf(&stages[i])
+		}
+		if len(stages) < 2 {
+			d.Note = "the route gives fewer than two days (MIN_STAGES): change the pacing or the route"
+		}
+	case st == StatusFailed:
+		d.Note = "the route could not be imported or cut into days; check the source address and update the trip"
+	default:
+		d.Partial = true
+		d.Note = "the days are not computed yet; read this trip again in a few seconds"
 	}
 	return d, nil
+}
+
+func dayOf(s *Stage) Day {
+	d := Day{
+		ID: s.ID, DayNumber: s.Position + 1, Distance: round1(s.Distance),
+		Ascent: float64(int(s.Ascent + 0.5)), Descent: float64(int(s.Descent + 0.5)),
+		IsRestDay: s.IsRestDay, Label: s.Label,
+	}
+	if s.Alerts != nil {
+		d.Alerts = make([]DayAlert, len(*s.Alerts))
+		for i, a := range *s.Alerts {
+			d.Alerts[i] = DayAlert{Code: a.Code, Severity: a.Severity, Message: a.Message}
+		}
+	}
+	return d
 }
 
 func settingsOf(tr *Trip) Settings {
@@ -235,10 +287,33 @@ func (t *Trips) settingsImpact(_ context.Context, c *registry.Call) (registry.Im
 
 func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateInput) (State, error) {
 	prev, merged := c.Previous.(*Trip), c.Merged.(*Trip)
-	if len(changes(prev, merged)) == 0 {
+	changed := changes(prev, merged)
+	if len(changed) == 0 {
 		return stateOf(prev, c.Now), nil // nothing to write, nothing to recompute
 	}
-	if err := t.store.Update(ctx, merged, prev.Version); err != nil {
+	roots := replan(prev, merged, triggered(changed))
+	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := t.store.Update(ctx, merged, prev.Version, len(roots) > 0); err != nil {
+			return err
+		}
+		if len(roots) == 0 {
+			return nil
+		}
+		if err := t.store.supersede(ctx, merged.ID, merged.Generation); err != nil {
+			return err
+		}
+		pending := map[string]string{}
+		for name, status := range merged.ComputationStatus {
+			if status == StatusPending {
+				pending[name] = status
+			}
+		}
+		if err := t.store.record(ctx, merged.ID, merged.Generation, pending); err != nil {
+			return err
+		}
+		return t.jobs.Dispatch(ctx, merged.ID, merged.Generation, roots...)
+	})
+	if err != nil {
 		return State{}, err
 	}
 	return stateOf(merged, c.Now), nil

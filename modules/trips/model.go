@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -106,6 +107,8 @@ func (t *Trip) Violations() []registry.Violation {
 	bad := func(field, reason string) { vs = append(vs, registry.Violation{Field: field, Reason: reason}) }
 
 	switch u, err := url.Parse(t.SourceURL); {
+	case t.SourceType != nil && *t.SourceType == "gpx_upload" && t.SourceURL == "":
+		// an uploaded file has no address
 	case strings.TrimSpace(t.SourceURL) == "":
 		bad("sourceUrl", "must not be blank")
 	case len(t.SourceURL) > 2048:
@@ -165,7 +168,7 @@ func (t *Trip) Violations() []registry.Violation {
 type TypeList []string
 
 // Value implements driver.Valuer.
-func (l TypeList) Value() (any, error) {
+func (l TypeList) Value() (driver.Value, error) {
 	b, err := json.Marshal([]string(l))
 	return string(b), err
 }
@@ -178,7 +181,7 @@ func (l *TypeList) Scan(src any) error { return scanJSON(src, (*[]string)(l)) }
 type StatusMap map[string]string
 
 // Value implements driver.Valuer.
-func (m StatusMap) Value() (any, error) {
+func (m StatusMap) Value() (driver.Value, error) {
 	if m == nil {
 		m = StatusMap{}
 	}

@@ -4,34 +4,45 @@
 package trips
 
 import (
+	"log/slog"
+
 	"go.uber.org/fx"
 
 	"cairn/registry"
 )
 
-// Module provides the trip store and the trip declarations.
+// Module provides the trip store, the pipeline and the trip declarations.
 var Module = fx.Module("trips", fx.Provide(NewStore, New))
 
-// Params are what the module needs.
+// Params are what the module needs; the application provides the queue,
+// the progress hub and the route source.
 type Params struct {
 	fx.In
-	Store *Store
+	Store    *Store
+	Jobs     Dispatcher
+	Progress Progress
+	Source   Source
+	Log      *slog.Logger
 }
 
 // Result is what the module adds to the application.
 type Result struct {
 	fx.Out
-	Trips   *Trips
-	Declare registry.Declarer `group:"declarations"`
+	Trips    *Trips
+	Pipeline *Pipeline
+	Declare  registry.Declarer `group:"declarations"`
 }
 
 // Trips holds the handlers. New works without fx as well.
 type Trips struct {
-	store *Store
+	store    *Store
+	jobs     Dispatcher
+	progress Progress
 }
 
 // New builds the module.
 func New(p Params) Result {
-	t := &Trips{store: p.Store}
-	return Result{Trips: t, Declare: t.Declare}
+	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress}
+	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, log: p.Log}
+	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}
 }

@@ -80,10 +80,6 @@ type Dispatcher interface {
 	Dispatch(ctx context.Context, tripID string, generation int64, names ...string) error
 }
 
-// Analyzer computes the alerts of each stage (index-aligned) from the trip's
-// settings and its stages.
-type Analyzer func(t *Trip, stages []Stage) [][]Alert
-
 // Job is one run of a computation, as the queue hands it over.
 type Job struct {
 	TripID      string
@@ -112,7 +108,6 @@ type Pipeline struct {
 	source   Source
 	jobs     Dispatcher
 	progress Progress
-	analyze  Analyzer
 	log      *slog.Logger
 }
 
@@ -130,6 +125,8 @@ func (p *Pipeline) Run(ctx context.Context, job Job) error {
 	}
 	var perm *Permanent
 	final := errors.As(err, &perm) || job.Attempt >= job.MaxAttempts
+	p.log.Warn("computation failed", "trip", job.TripID, "computation", job.Name,
+		"attempt", job.Attempt, "final", final, "err", err)
 	p.publish(ctx, job.TripID, "computation_error", map[string]any{
 		"computation": job.Name, "message": "the computation failed", "retryable": !final,
 	})
@@ -323,7 +320,10 @@ func (p *Pipeline) terrain(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	found := p.analyze(tr, stages)
+	found, err := analyzeTerrain(tr, stages)
+	if err != nil {
+		return err
+	}
 	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := p.store.SaveAlerts(ctx, job.TripID, job.Generation, stages, found); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -32,8 +33,10 @@ type Stage struct {
 // Point is a coordinate stored as compact JSON [lat, lon, ele].
 type Point geo.Point
 
+func (p Point) point() geo.Point { return geo.Point(p) }
+
 // Value implements driver.Valuer.
-func (p Point) Value() (any, error) { return string(appendPoint(nil, geo.Point(p))), nil }
+func (p Point) Value() (driver.Value, error) { return string(appendPoint(nil, geo.Point(p))), nil }
 
 // Scan implements sql.Scanner.
 func (p *Point) Scan(src any) error {
@@ -50,7 +53,7 @@ func (p *Point) Scan(src any) error {
 type Points []geo.Point
 
 // Value implements driver.Valuer.
-func (ps Points) Value() (any, error) {
+func (ps Points) Value() (driver.Value, error) {
 	b := make([]byte, 0, len(ps)*28+2)
 	b = append(b, '[')
 	for i, p := range ps {
@@ -107,7 +110,7 @@ type AlertAction struct {
 type AlertList []Alert
 
 // Value implements driver.Valuer.
-func (l AlertList) Value() (any, error) {
+func (l AlertList) Value() (driver.Value, error) {
 	if l == nil {
 		l = AlertList{}
 	}
@@ -144,7 +147,7 @@ type RouteRecord struct {
 type Ints []int
 
 // Value implements driver.Valuer.
-func (l Ints) Value() (any, error) {
+func (l Ints) Value() (driver.Value, error) {
 	if l == nil {
 		l = Ints{}
 	}

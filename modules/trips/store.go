@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,14 +60,25 @@ func (s *Store) Insert(ctx context.Context, t *Trip) error {
 var ErrStale = registry.Fail(registry.KindPreconditionFailed,
 	"the trip changed meanwhile; read it again and retry with its current version")
 
-// Update writes t when the stored version is still expected, and bumps the
-// version. The WHERE clause is what makes two writers holding one version
-// give one success and one refusal.
-func (s *Store) Update(ctx context.Context, t *Trip, expected int64) error {
+// settingsColumns are what a settings change writes: never the statuses a
+// worker may be writing meanwhile, unless the change replans them.
+var settingsColumns = []string{"title", "source_url", "start_date", "end_date", "fatigue_factor",
+	"elevation_penalty", "max_distance_per_day", "average_speed", "departure_hour", "ebike_mode",
+	"accommodation_types", "version", "updated_at"}
+
+// Update writes t's settings when the stored version is still expected, and
+// bumps the version; with replanned, it writes the new generation and its
+// statuses too. The WHERE clause is what makes two writers holding one
+// version give one success and one refusal.
+func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned bool) error {
 	t.Version = expected + 1
 	t.UpdatedAt = time.Now().UTC()
-	res, err := database.Conn(ctx, s.db).NewUpdate().Model(t).WherePK().
-		Where("version = ?", expected).ExcludeColumn("id", "user_id", "created_at").Exec(ctx)
+	cols := settingsColumns
+	if replanned {
+		cols = append(slices.Clone(cols), "generation", "computation_status")
+	}
+	res, err := database.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).WherePK().
+		Where("version = ?", expected).Exec(ctx)
 	if err != nil {
 		return err
 	}

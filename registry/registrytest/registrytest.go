@@ -85,6 +85,18 @@ var Rules = []Rule{
 		}
 		return ""
 	}},
+	{"uploads-are-not-tools", func(op *registry.Operation) string {
+		if op.Tool.IsTool() && len(op.HTTP.Files) > 0 {
+			return "an upload cannot be a tool: a tool call carries no bytes (motive: binary or bulk payload)"
+		}
+		return ""
+	}},
+	{"streams-are-not-tools", func(op *registry.Operation) string {
+		if op.Tool.IsTool() && op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()) {
+			return "an event stream cannot be a tool: a tool answers one document"
+		}
+		return ""
+	}},
 	{"hints", func(op *registry.Operation) string {
 		h := op.Hints
 		var p []string

@@ -107,16 +107,11 @@ func serve(cfg config.Config, stdout, stderr io.Writer) error {
 }
 
 func migrate(cfg config.Config, stdout io.Writer) error {
-	db, engine, err := database.Open(cfg.DatabaseURL, cfg.DataDir)
+	n, engine, err := app.Migrate(context.Background(), cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	n, err := database.Migrate(context.Background(), db)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %d migration(s) applied\n", engine, n)
+	fmt.Fprintf(stdout, "%s: %d migration(s) applied; job queue up to date\n", engine, n)
 	return nil
 }
 

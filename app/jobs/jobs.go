@@ -1,0 +1,179 @@
+// Package jobs runs the trips' computations as durable jobs on River, a job
+// queue kept in the same database (PostgreSQL or SQLite): a job survives a
+// restart, any replica may pick it up, and it is enqueued in the transaction
+// that makes it necessary.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+	"cairn/modules/trips"
+)
+
+// MaxAttempts is one try and three retries (1 s, 2 s, 4 s apart), then failed.
+const MaxAttempts = 4
+
+// ComputeArgs names one computation of one trip generation.
+type ComputeArgs struct {
+	TripID     string `json:"trip_id"`
+	Name       string `json:"name"`
+	Generation int64  `json:"generation"`
+}
+
+// Kind implements river.JobArgs.
+func (ComputeArgs) Kind() string { return "trip_compute" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (ComputeArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: MaxAttempts, Queue: river.QueueDefault}
+}
+
+type worker struct {
+	river.WorkerDefaults[ComputeArgs]
+	pipeline *trips.Pipeline
+}
+
+// Work runs the computation.
+func (w *worker) Work(ctx context.Context, job *river.Job[ComputeArgs]) error {
+	err := w.pipeline.Run(ctx, trips.Job{
+		TripID: job.Args.TripID, Name: job.Args.Name, Generation: job.Args.Generation,
+		Attempt: job.Attempt, MaxAttempts: job.MaxAttempts,
+	})
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		return river.JobCancel(err) // already settled as failed: nothing to retry
+	}
+	return err
+}
+
+// NextRetry spaces retries 1 s, 2 s, 4 s.
+func (w *worker) NextRetry(job *river.Job[ComputeArgs]) time.Time {
+	return time.Now().Add(time.Duration(1<<(job.Attempt-1)) * time.Second)
+}
+
+// Queue is the trips' Dispatcher and the River client behind it.
+type Queue struct {
+	client *river.Client[*sql.Tx]
+	driver riverdriver.Driver[*sql.Tx]
+	pool   *sql.DB
+}
+
+var _ trips.Dispatcher = (*Queue)(nil)
+
+// Config tunes the queue.
+type Config struct {
+	Workers      int           // concurrent computations in this process
+	PollInterval time.Duration // how often to look for work when not notified
+}
+
+// Open prepares the queue on the same database as db. On SQLite, River gets
+// a pool of one connection of its own on the same file, as its driver asks.
+func Open(db *bun.DB, engine database.Engine, sqlitePath string) (*Queue, error) {
+	q := &Queue{}
+	switch engine {
+	case database.SQLite:
+		pool, err := database.OpenSQLitePool(sqlitePath)
+		if err != nil {
+			return nil, err
+		}
+		pool.SetMaxOpenConns(1)
+		q.pool = pool
+		q.driver = riversqlite.New(pool)
+	default:
+		q.driver = riverdatabasesql.New(db.DB)
+	}
+	return q, nil
+}
+
+// Migrate applies River's own migrations.
+func (q *Queue) Migrate(ctx context.Context) error {
+	m, err := rivermigrate.New(q.driver, nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
+
+// Start creates the River client with the pipeline's worker and starts it.
+func (q *Queue) Start(ctx context.Context, p *trips.Pipeline, cfg Config, log *slog.Logger) error {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker{pipeline: p})
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	client, err := river.NewClient(q.driver, &river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		Workers:              workers,
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		JobTimeout:           5 * time.Minute,
+		RescueStuckJobsAfter: 10 * time.Minute,
+		Logger:               log,
+	})
+	if err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	q.client = client
+	return client.Start(ctx)
+}
+
+// Stop stops fetching, lets running jobs finish until ctx ends, then cancels them.
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.client == nil {
+		return nil
+	}
+	err := q.client.Stop(ctx)
+	if err != nil {
+		err = q.client.StopAndCancel(context.Background())
+	}
+	if q.pool != nil {
+		_ = q.pool.Close()
+	}
+	return err
+}
+
+// Dispatch enqueues computations, in the transaction carried by ctx when
+// there is one, so they exist exactly when what they depend on commits.
+func (q *Queue) Dispatch(ctx context.Context, tripID string, generation int64, names ...string) error {
+	if q.client == nil {
+		return fmt.Errorf("job queue is not started")
+	}
+	params := make([]river.InsertManyParams, len(names))
+	for i, n := range names {
+		params[i] = river.InsertManyParams{Args: ComputeArgs{TripID: tripID, Name: n, Generation: generation}}
+	}
+	if tx, ok := database.SQLTx(ctx); ok {
+		_, err := q.client.InsertManyTx(ctx, tx, params)
+		return err
+	}
+	_, err := q.client.InsertMany(ctx, params)
+	return err
+}
+
+// Validate reports what River's migrations still need, empty when none.
+func (q *Queue) Validate(ctx context.Context) ([]string, error) {
+	m, err := rivermigrate.New(q.driver, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.Validate(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.Messages, nil
+}

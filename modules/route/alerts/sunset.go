@@ -1,0 +1,121 @@
+package alerts
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// EarliestDeparture is the earliest hour the sunset auto_fix proposes.
+const EarliestDeparture = 5
+
+// SunsetArrival reports every riding stage whose estimated arrival comes
+// after civil twilight ends at its end point (sunset_arrival_after_twilight,
+// warning), with both times in the end point's local time. An arrival
+// exactly at the end of twilight is not reported.
+//
+// Without a start date it says nothing at all: "you will arrive after dark"
+// is a statement about a calendar the rider has not set (ADR-074), and
+// borrowing today's date would freeze the verdict on whichever day the
+// analysis ran. Stage i is ridden on the start date + i days. Days on which
+// civil twilight does not end (polar day, white nights) or never comes
+// (polar night) are skipped: there is no dusk to arrive after.
+//
+// The departure is DepartureHour on the stage's date in the start point's
+// time zone (the rider's local hour); arrival adds RideTime. The auto_fix
+// proposes the departure hour max(5, ⌊twilight − ride time⌋) in that zone.
+//
+// A stage whose time zone cannot be found is not judged; the alerts of the
+// others come back with an error wrapping ErrUnavailable, so the caller can
+// tell an incomplete verdict from "arrives in time".
+func SunsetArrival(trip Trip, stages []Stage, zones Zones) ([]Alert, error) {
+	if trip.StartDate == nil {
+		return nil, nil
+	}
+	year, month, day := trip.StartDate.UTC().Date()
+	var out []Alert
+	var errs []error
+	for i, s := range stages {
+		if s.IsRestDay {
+			continue
+		}
+		date := time.Date(year, month, day+i, 0, 0, 0, 0, time.UTC)
+		dusk, sky := CivilDusk(s.End, date.Year(), date.Month(), date.Day())
+		if sky != SkyDusk {
+			continue
+		}
+		startZone, err := zones.Zone(s.Start)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("alerts: sunset of day %d: %w: %w", i+1, ErrUnavailable, err))
+			continue
+		}
+		endZone, err := zones.Zone(s.End)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("alerts: sunset of day %d: %w: %w", i+1, ErrUnavailable, err))
+			continue
+		}
+		ride := RideTime(trip, s)
+		departure := time.Date(date.Year(), date.Month(), date.Day(), trip.DepartureHour, 0, 0, 0, startZone)
+		arrival := departure.Add(ride)
+		if !arrival.After(dusk) {
+			continue
+		}
+		leave := latestDeparture(dusk.Add(-ride).In(startZone), date)
+		lat, lon := coords(s.End)
+		out = append(out, Alert{
+			Code:     CodeSunsetArrivalAfterTwilight,
+			Severity: SeverityWarning,
+			Message: fmt.Sprintf("Day %d: estimated arrival at %s, after civil twilight ends at %s (local time).",
+				i+1, clock(arrival.In(endZone), date), clock(dusk.In(endZone), date)),
+			StageIndex: i,
+			Lat:        lat,
+			Lon:        lon,
+			Action: &Action{
+				Kind:    ActionAutoFix,
+				Label:   fmt.Sprintf("Leave at %02d:00", leave),
+				Payload: map[string]any{"departureHour": leave},
+			},
+		})
+	}
+	return out, errors.Join(errs...)
+}
+
+// latestDeparture is the departure hour the sunset auto_fix proposes: the
+// whole hour of the latest departure that arrives by dusk, no earlier than
+// EarliestDeparture. A latest departure on the day before (a ride longer
+// than the time from midnight to dusk) floors to EarliestDeparture as well.
+// It cannot fall after the stage's date: it precedes the planned departure.
+func latestDeparture(latest time.Time, date time.Time) int {
+	if daysAfter(latest, date) < 0 {
+		return EarliestDeparture
+	}
+	return max(EarliestDeparture, latest.Hour())
+}
+
+// clock is t as a local wall-clock time, marked when it falls on another day
+// than the stage's date (a late arrival, or a dusk after midnight near the
+// polar circles).
+func clock(t time.Time, date time.Time) string {
+	hm := t.Format("15:04")
+	switch n := daysAfter(t, date); {
+	case n == 0:
+		return hm
+	case n == 1:
+		return hm + " the next day"
+	case n == -1:
+		return hm + " the day before"
+	case n > 1:
+		return fmt.Sprintf("%s, %d days later", hm, n)
+	default:
+		return fmt.Sprintf("%s, %d days before", hm, -n)
+	}
+}
+
+// daysAfter is how many calendar days t's local date comes after date's UTC
+// calendar date.
+func daysAfter(t, date time.Time) int {
+	y, m, d := t.Date()
+	local := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	y, m, d = date.UTC().Date()
+	return int(local.Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)) / (24 * time.Hour))
+}

@@ -1,0 +1,318 @@
+// Package fetch is the HTTP client for third-party route data, hardened
+// against server-side request forgery (pipeline.md §1, original ADR-011).
+//
+// A URL a user pasted decides where the server connects, so every
+// connection is judged where it is made: the dialer resolves the host
+// itself and refuses loopback, private, link-local (cloud metadata
+// included), CGNAT, multicast and other special-purpose addresses, in IPv4,
+// IPv6 and IPv4-mapped IPv6 alike, then checks the socket's peer once more.
+// Judging at connect time, not when the URL is read, is what defeats DNS
+// rebinding and redirects to internal hosts. On top of that: https only,
+// at most two redirects, each judged again, a 10 s budget for the whole
+// fetch, a 30 MiB body cap enforced while reading, and two retries with
+// back-off on 429, 5xx and transport errors.
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults for the zero Options, from pipeline.md §1 and §2.
+const (
+	DefaultTimeout      = 10 * time.Second
+	DefaultMaxBytes     = 30 << 20 // 30 MiB
+	DefaultMaxRedirects = 2
+	DefaultRetries      = 2
+	DefaultRetryDelay   = 250 * time.Millisecond
+	DefaultUserAgent    = "Cairn route import"
+)
+
+// Resolver looks host names up; *net.Resolver satisfies it. Tests plug a
+// map in to make a name resolve to a forbidden address.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Options configures a Client. The zero value is the production policy.
+type Options struct {
+	// AllowHTTP also accepts plain http URLs and redirects; for local
+	// development and tests only.
+	AllowHTTP bool
+	// Allow lists prefixes reachable even though the address policy refuses
+	// them, such as 127.0.0.1/32 for a local test server. Empty by default.
+	// Hosts spelled as non-canonical IPv4 numbers stay refused whatever it
+	// holds: no legitimate URL is written that way.
+	Allow []netip.Prefix
+	// Host, when set, locks the client to one host name (compared without
+	// port, case-insensitively): requests and redirects elsewhere fail with
+	// ErrHostNotAllowed. Each route source uses its own locked client.
+	Host string
+	// MaxRedirects caps the redirects followed; 0 means
+	// DefaultMaxRedirects and a negative value follows none (internal
+	// services).
+	MaxRedirects int
+	// Timeout bounds the whole of Get, retries and body included; 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// MaxBytes caps the response body; 0 means DefaultMaxBytes.
+	MaxBytes int64
+	// Retries is how many times a 429, a 5xx or a transport error is tried
+	// again; 0 means DefaultRetries and a negative value none.
+	Retries int
+	// RetryDelay is the first back-off, doubled at each retry and jittered
+	// down to half; 0 means DefaultRetryDelay. Tests set it to a millisecond.
+	RetryDelay time.Duration
+	// Resolver looks host names up; nil means net.DefaultResolver.
+	Resolver Resolver
+	// RootCAs verifies servers; nil means the system roots.
+	RootCAs *x509.CertPool
+	// Header is sent with every request (Accept, typically); User-Agent
+	// defaults to DefaultUserAgent.
+	Header http.Header
+}
+
+// Client fetches documents under the policy of its Options. It is safe for
+// concurrent use and keeps connections alive, so make one per source and
+// keep it.
+type Client struct {
+	allowHTTP    bool
+	host         string
+	maxRedirects int
+	timeout      time.Duration
+	maxBytes     int64
+	retries      int
+	retryDelay   time.Duration
+	header       http.Header
+	http         *http.Client
+}
+
+// Response is a successful (2xx) fetch, read to the end.
+type Response struct {
+	// URL is where the body came from, after redirects.
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+}
+
+// New builds a Client.
+func New(opts Options) *Client {
+	c := &Client{
+		allowHTTP:    opts.AllowHTTP,
+		host:         strings.ToLower(opts.Host),
+		maxRedirects: orDefault(opts.MaxRedirects, DefaultMaxRedirects),
+		timeout:      orDefault(opts.Timeout, DefaultTimeout),
+		maxBytes:     orDefault(opts.MaxBytes, DefaultMaxBytes),
+		retries:      orDefault(opts.Retries, DefaultRetries),
+		retryDelay:   orDefault(opts.RetryDelay, DefaultRetryDelay),
+		header:       opts.Header.Clone(),
+	}
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	if c.header.Get("User-Agent") == "" {
+		c.header.Set("User-Agent", DefaultUserAgent)
+	}
+	var resolver Resolver = net.DefaultResolver
+	if opts.Resolver != nil {
+		resolver = opts.Resolver
+	}
+	d := newDialer(policy{allow: normalisePrefixes(opts.Allow)}, resolver)
+	transport := &http.Transport{
+		// No proxy, whatever the environment says: through a proxy the
+		// dialer would judge the proxy's address instead of the target's.
+		Proxy:       nil,
+		DialContext: d.DialContext,
+		// A custom DialContext turns HTTP/2 off unless asked for.
+		ForceAttemptHTTP2:      true,
+		TLSClientConfig:        &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    c.timeout,
+		MaxResponseHeaderBytes: 64 << 10,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+	}
+	c.http = &http.Client{Transport: transport, CheckRedirect: c.checkRedirect}
+	return c
+}
+
+// orDefault maps the zero value to def and a negative one to zero, the
+// convention of Options.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// Get fetches rawURL and reads its body. Errors: ErrURL, ErrScheme,
+// ErrHostNotAllowed, ErrForbiddenAddress, ErrTooManyRedirects, ErrTooLarge,
+// *StatusError, the context's error, or a transport error; after the
+// retries, the last one.
+func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, ErrURL
+	}
+	if err := c.checkURL(u); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	var last error
+	for attempt := 0; ; attempt++ {
+		resp, err := c.once(ctx, u)
+		if err == nil {
+			return resp, nil
+		}
+		last = err
+		if attempt == c.retries || !retryable(err) {
+			return nil, last
+		}
+		if !c.wait(ctx, attempt, err) {
+			return nil, last
+		}
+	}
+}
+
+// checkURL applies the rules that a URL, first or redirected to, must meet
+// before any connection; the address rules come at connect time.
+func (c *Client) checkURL(u *url.URL) error {
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !c.allowHTTP {
+			return ErrScheme
+		}
+	default:
+		return ErrScheme
+	}
+	if u.Host == "" || u.User != nil || u.Opaque != "" {
+		return ErrURL
+	}
+	if c.host != "" && !strings.EqualFold(u.Hostname(), c.host) {
+		return ErrHostNotAllowed
+	}
+	return nil
+}
+
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > c.maxRedirects {
+		return ErrTooManyRedirects
+	}
+	return c.checkURL(req.URL)
+}
+
+// once makes one attempt.
+func (c *Client) once(ctx context.Context, u *url.URL) (*Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, ErrURL
+	}
+	req.Header = c.header.Clone()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, unwrapURLError(err)
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// Drain a little so the connection can be reused; a big error page
+		// is not worth reading.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, &StatusError{Code: resp.StatusCode, RetryAfter: retryAfter(resp.Header)}
+	}
+	if resp.ContentLength > c.maxBytes {
+		return nil, ErrTooLarge
+	}
+	// One byte past the limit tells "exactly at the limit" from "over it";
+	// the count is of decoded bytes, so a compressed bomb is cut as well.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBytes+1))
+	if err != nil {
+		return nil, unwrapURLError(err)
+	}
+	if int64(len(body)) > c.maxBytes {
+		return nil, ErrTooLarge
+	}
+	return &Response{URL: resp.Request.URL, Header: resp.Header, Body: body}, nil
+}
+
+// unwrapURLError drops *url.Error, whose message repeats the URL: callers
+// may show the message, and the URL can name an internal host.
+func unwrapURLError(err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err
+	}
+	return err
+}
+
+// retryable reports whether another attempt may succeed: 429 and 5xx, and
+// transport errors. The policy refusals, the size cap, an unknown host, a
+// bad certificate and the context's end are final.
+func retryable(err error) bool {
+	var status *StatusError
+	if errors.As(err, &status) {
+		return status.retryable()
+	}
+	var certErr *tls.CertificateVerificationError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return false // the name does not exist; asking again will not create it
+	case errors.Is(err, ErrForbiddenAddress), errors.Is(err, ErrScheme),
+		errors.Is(err, ErrHostNotAllowed), errors.Is(err, ErrTooManyRedirects),
+		errors.Is(err, ErrTooLarge), errors.Is(err, ErrURL),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &certErr):
+		return false
+	}
+	return true
+}
+
+// wait sleeps before retry attempt+1 and reports whether to go on: not when
+// the context ends first, nor when the wait would outlast its deadline.
+func (c *Client) wait(ctx context.Context, attempt int, err error) bool {
+	delay := c.retryDelay << min(attempt, 10) // Retries is small; the cap keeps a big one from overflowing
+	// Jitter down to half spreads clients that failed together.
+	delay = delay/2 + rand.N(delay/2+1)
+	var status *StatusError
+	if errors.As(err, &status) && status.RetryAfter > delay {
+		delay = status.RetryAfter
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+		return false
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// retryAfter reads Retry-After in its seconds form; the date form is rare
+// from the providers and ignored.
+func retryAfter(h http.Header) time.Duration {
+	s, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
+	if err != nil || s <= 0 {
+		return 0
+	}
+	return time.Duration(s) * time.Second
+}

@@ -1,0 +1,186 @@
+package trips
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"cairn/app/database"
+	"cairn/modules/route/geo"
+	"cairn/modules/route/gpx"
+	"cairn/modules/route/pacing"
+	"cairn/registry"
+)
+
+// UploadInput is the form of a GPX upload: the settings of a creation,
+// judged like them (a bad value is refused by name, never dropped).
+type UploadInput struct {
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC)."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day (YYYY-MM-DD); must be after startDate."`
+	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0, default 50)."`
+	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
+	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50, default 15)."`
+	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning (0 to 23, default 8)."`
+	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range (default false)."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for (default: all seven)."`
+}
+
+// UploadFile is the form field carrying the GPX file.
+const UploadFile = "gpxFile"
+
+// MaxUploadBytes bounds an uploaded file (pipeline.md §2).
+const MaxUploadBytes = 30 << 20
+
+var uploadTypes = []string{"application/gpx+xml", "application/xml", "text/xml", "text/plain", "application/octet-stream", ""}
+
+// Uploaded is the answer of an upload: the trip with its days, cut at once.
+type Uploaded struct {
+	State
+	Title              *string `json:"title,omitempty" doc:"The track's name, when the file has one."`
+	Status             string  `json:"status" doc:"ready with at least two days, draft otherwise."`
+	TotalDistance      float64 `json:"totalDistance" doc:"Kilometres of the whole route."`
+	TotalElevation     float64 `json:"totalElevation" doc:"Metres climbed over the whole route."`
+	TotalElevationLoss float64 `json:"totalElevationLoss" doc:"Metres descended over the whole route."`
+	Days               []Day   `json:"days" doc:"One line per day."`
+}
+
+func (t *Trips) mergeUpload(ctx context.Context, c *registry.Call, in *UploadInput) (registry.Record, error) {
+	r, err := t.mergeCreate(ctx, c, &CreateInput{
+		StartDate: in.StartDate, EndDate: in.EndDate, FatigueFactor: in.FatigueFactor,
+		ElevationPenalty: in.ElevationPenalty, MaxDistancePerDay: in.MaxDistancePerDay, AverageSpeed: in.AverageSpeed,
+		DepartureHour: in.DepartureHour, EbikeMode: in.EbikeMode, EnabledAccommodationTypes: in.EnabledAccommodationTypes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tr := r.(*Trip)
+	src := "gpx_upload"
+	tr.SourceType = &src
+	return tr, nil
+}
+
+// upload parses and paces synchronously, stores the trip with its route and
+// days in one transaction, and leaves the enrichments to the queue.
+func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (Uploaded, error) {
+	f, ok := c.Files[UploadFile]
+	switch {
+	case !ok:
+		return Uploaded{}, malformed("the gpxFile field is required")
+	case f.Size == 0:
+		return Uploaded{}, malformed("the gpxFile is empty")
+	case f.Size > MaxUploadBytes:
+		return Uploaded{}, malformed("the gpxFile is larger than 30 MB")
+	case !strings.EqualFold(filepath.Ext(f.Name), ".gpx"):
+		return Uploaded{}, malformed("the gpxFile must have the .gpx extension")
+	case !slices.Contains(uploadTypes, strings.ToLower(strings.TrimSpace(strings.Split(f.ContentType, ";")[0]))):
+		return Uploaded{}, malformed("the gpxFile must be sent as application/gpx+xml, application/xml, text/xml or text/plain")
+	}
+	rd, err := f.Open()
+	if err != nil {
+		return Uploaded{}, err
+	}
+	defer rd.Close()
+	parsed, err := gpx.Parser{MaxBytes: MaxUploadBytes}.Parse(rd)
+	if err != nil {
+		return Uploaded{}, gpxRefusal(err)
+	}
+	tr := c.Merged.(*Trip)
+	now := c.Now.UTC()
+	tr.ID, tr.UserID, tr.CreatedAt, tr.UpdatedAt = uuid.Must(uuid.NewV7()).String(), c.UserID(), now, now
+	tr.SourceURL = ""
+	if parsed.Title != "" {
+		title := parsed.Title
+		tr.Title = &title
+	}
+	tracks := splitTracks(parsed)
+	rec, err := routeRecord(tr.ID, Imported{Title: parsed.Title, SourceType: "gpx_upload", Tracks: tracks})
+	if err != nil {
+		return Uploaded{}, registry.Invalid("the file has no usable track", registry.Violation{Field: UploadFile, Reason: "has fewer than two track points"})
+	}
+	rec.SourceType = "gpx_upload"
+	planned, planErr := Plan(tr, rec)
+	if planErr != nil && !errors.Is(planErr, pacing.ErrMinStages) {
+		return Uploaded{}, planErr
+	}
+	stages := make([]Stage, len(planned))
+	for i, s := range planned {
+		stages[i] = Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: tr.ID, Position: i,
+			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent, Start: Point(s.Start), End: Point(s.End), Geometry: s.Geometry}
+	}
+	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone, ComputeTerrain: StatusPending}
+	tr.ComputationStatus = StatusMap(plan)
+	err = database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := t.store.Insert(ctx, tr); err != nil {
+			return err
+		}
+		if err := t.store.SaveRoute(ctx, rec, tr.Generation); err != nil {
+			return err
+		}
+		if err := t.store.ReplaceStages(ctx, tr.ID, tr.Generation, stages); err != nil {
+			return err
+		}
+		if err := t.store.record(ctx, tr.ID, tr.Generation, plan); err != nil {
+			return err
+		}
+		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, ComputeTerrain)
+	})
+	if err != nil {
+		return Uploaded{}, err
+	}
+	out := Uploaded{State: stateOf(tr, c.Now), Title: tr.Title, Status: StatusDraft,
+		TotalDistance: round1(rec.Distance), TotalElevation: float64(int(rec.Ascent + 0.5)),
+		TotalElevationLoss: float64(int(rec.Descent + 0.5)), Days: make([]Day, len(stages))}
+	if len(stages) >= 2 {
+		out.Status = StatusReady
+	}
+	for i := range stages {
+		out.Days[i] = dayOf(&stages[i])
+	}
+	out.Next = "the days are cut; the terrain alerts follow: read the trip with get_trip"
+	return out, nil
+}
+
+// splitTracks cuts a parsed file into its tracks, without copying points.
+func splitTracks(r gpx.Route) [][]geo.Point {
+	if len(r.TrackStarts) == 0 {
+		return [][]geo.Point{r.Points}
+	}
+	out := make([][]geo.Point, len(r.TrackStarts))
+	for i, start := range r.TrackStarts {
+		end := len(r.Points)
+		if i+1 < len(r.TrackStarts) {
+			end = r.TrackStarts[i+1]
+		}
+		out[i] = r.Points[start:end]
+	}
+	return out
+}
+
+func malformed(detail string) error {
+	return &registry.Error{Kind: registry.KindMalformed, Detail: detail}
+}
+
+// gpxRefusal names what is wrong with a file, without quoting it at length.
+func gpxRefusal(err error) error {
+	reason := "is not a GPX file that can be read"
+	var se *gpx.SyntaxError
+	switch {
+	case errors.Is(err, gpx.ErrTooLarge):
+		return malformed("the gpxFile is larger than 30 MB")
+	case errors.Is(err, gpx.ErrDoctype):
+		reason = "contains a DOCTYPE, which is refused"
+	case errors.Is(err, gpx.ErrNoTrackPoints):
+		reason = "has no track point (trkpt)"
+	case errors.Is(err, gpx.ErrNotGPX):
+		reason = "is not GPX"
+	case errors.As(err, &se):
+		reason = fmt.Sprintf("is malformed at line %d", se.Line)
+	}
+	return registry.Invalid("the file was refused; nothing was created", registry.Violation{Field: UploadFile, Reason: reason})
+}
