@@ -38,6 +38,7 @@ type Request struct {
 // Outcome is what a face answered, reduced to what both faces share.
 type Outcome struct {
 	Status int            // the HTTP status, or the problem's status on MCP (200 on success)
+	Header http.Header    // the HTTP headers (nil on MCP)
 	Type   string         // the problem type; "" on success
 	Body   map[string]any // the body, or the structured content
 	Raw    []byte         // the body as sent on HTTP; the structured content on MCP
@@ -76,7 +77,7 @@ func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
 		headers = append(headers, operations.HeaderConfirmationToken, r.Confirm)
 	}
 	res := a.Do(t, r.Op.HTTP.Method, path, r.Token, body, headers...)
-	out := Outcome{Status: res.Status, Raw: res.Body}
+	out := Outcome{Status: res.Status, Header: res.Header, Raw: res.Body}
 	if len(res.Body) > 0 {
 		out.Body = res.JSON(t)
 	}

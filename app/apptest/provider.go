@@ -12,12 +12,12 @@ import (
 	"cairn/app/config"
 	"cairn/modules/route/geo"
 	"cairn/modules/route/gpx"
+	"cairn/modules/route/routefixture"
 )
 
 // Provider is a local stand-in for Strava answering in its shape: the
 // route https://www.strava.com/routes/N exports a flat GPX track of N km
-// heading east at 45°N, a point every 100 m. Route 404 is missing and route
-// 503 is always down.
+// (see Line). Route 404 is missing and route 503 is always down.
 type Provider struct {
 	URL   string
 	Calls atomic.Int64 // export requests served
@@ -58,20 +58,11 @@ func NewProvider(t testing.TB) *Provider {
 	return p
 }
 
-// Line is a flat line of km kilometres heading east at 45°N, a point every
-// 100 m.
-func Line(km int) []geo.Point {
-	const lat = 45.0
-	// Degrees of longitude per 100 m at 45°N on the ellipsoid, close enough
-	// for a test route; lengths are measured, not assumed.
-	step := 0.1 / (111.32 * 0.70710678)
-	n := km*10 + 1
-	out := make([]geo.Point, n)
-	for i := range out {
-		out[i] = geo.Point{Lat: lat, Lon: 5 + float64(i)*step}
-	}
-	return out
-}
+// Line is a flat route of km kilometres along the equator that zigzags so
+// that decimation keeps a point every 500 m (routefixture.Zigzag): pacing
+// then cuts within half a kilometre of its targets, as the domain's worked
+// examples assume.
+func Line(km int) []geo.Point { return routefixture.Zigzag(float64(km) * 1000) }
 
 // WithProvider points the route sources at a local Provider.
 func WithProvider(p *Provider) Option {

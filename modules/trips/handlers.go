@@ -189,10 +189,11 @@ func dayOf(s *Stage) Day {
 		IsRestDay: s.IsRestDay, Label: s.Label,
 	}
 	if s.Alerts != nil {
-		d.Alerts = make([]DayAlert, len(*s.Alerts))
+		list := make([]DayAlert, len(*s.Alerts))
 		for i, a := range *s.Alerts {
-			d.Alerts[i] = DayAlert{Code: a.Code, Severity: a.Severity, Message: a.Message}
+			list[i] = DayAlert{Code: a.Code, Severity: a.Severity, Message: a.Message}
 		}
+		d.Alerts = &list
 	}
 	return d
 }

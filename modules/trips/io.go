@@ -102,14 +102,14 @@ func (d Detail) ResourceVersion() int64 { return d.Version }
 
 // Day is one line of the digest.
 type Day struct {
-	ID        string     `json:"id" doc:"Stable id of the day, for get_stage and edits."`
-	DayNumber int        `json:"dayNumber" doc:"1 for the first day."`
-	Distance  float64    `json:"distance" doc:"Kilometres ridden."`
-	Ascent    float64    `json:"ascent" doc:"Metres climbed."`
-	Descent   float64    `json:"descent" doc:"Metres descended."`
-	IsRestDay bool       `json:"isRestDay" doc:"A day off the bike."`
-	Label     *string    `json:"label,omitempty" doc:"The rider's name for the day, when set."`
-	Alerts    []DayAlert `json:"alerts,omitempty" doc:"What to watch on this day; absent until the terrain analysis ran."`
+	ID        string      `json:"id" doc:"Stable id of the day, for get_stage and edits."`
+	DayNumber int         `json:"dayNumber" doc:"1 for the first day."`
+	Distance  float64     `json:"distance" doc:"Kilometres ridden."`
+	Ascent    float64     `json:"ascent" doc:"Metres climbed."`
+	Descent   float64     `json:"descent" doc:"Metres descended."`
+	IsRestDay bool        `json:"isRestDay" doc:"A day off the bike."`
+	Label     *string     `json:"label,omitempty" doc:"The rider's name for the day, when set."`
+	Alerts    *[]DayAlert `json:"alerts,omitempty" doc:"What to watch on this day: absent until the analysis ran, empty when it found nothing."`
 }
 
 // DayAlert is an alert as the digest lists it.

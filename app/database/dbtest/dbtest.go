@@ -42,7 +42,16 @@ func Unavailable(t testing.TB, service string, err error) {
 // SQLite returns a migrated SQLite database in a temporary folder.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
-	db, err := database.OpenSQLite(filepath.Join(t.TempDir(), "cairn.db"))
+	db, _ := SQLiteFile(t)
+	return db
+}
+
+// SQLiteFile is SQLite, also answering the file's path (for a second pool
+// on the same file, as the job queue opens).
+func SQLiteFile(t testing.TB) (*bun.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db, err := database.OpenSQLite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +59,7 @@ func SQLite(t testing.TB) *bun.DB {
 	if _, err := database.Migrate(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	return db
+	return db, path
 }
 
 // PostgresURL creates an empty database for this test and returns its URL;
