@@ -15,6 +15,7 @@ import (
 
 	"cairn/app/config"
 	"cairn/app/database"
+	"cairn/app/guardstore"
 	"cairn/app/jobs"
 	"cairn/app/progress"
 	"cairn/modules/route/fetch"
@@ -39,7 +40,7 @@ func provideQueue(db *bun.DB, engine database.Engine, cfg config.Config) (*jobs.
 // startQueue runs the job queue once the database is ready (its hook is
 // appended after the database's), and stops it first on shutdown: running
 // computations get the grace period, then are cancelled and retried later.
-func startQueue(lc fx.Lifecycle, q *jobs.Queue, p *trips.Pipeline, engine database.Engine, cfg config.Config, log *slog.Logger) {
+func startQueue(lc fx.Lifecycle, q *jobs.Queue, p *trips.Pipeline, db *bun.DB, engine database.Engine, cfg config.Config, log *slog.Logger) {
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if engine == database.SQLite {
@@ -49,8 +50,10 @@ func startQueue(lc fx.Lifecycle, q *jobs.Queue, p *trips.Pipeline, engine databa
 			} else if msgs, err := q.Validate(ctx); err != nil || len(msgs) > 0 {
 				return fmt.Errorf("job queue is not migrated (%v %s): run `cairn migrate` first", err, strings.Join(msgs, "; "))
 			}
-			return q.Start(context.Background(), p, jobs.Config{Workers: cfg.Workers, PollInterval: cfg.JobPollInterval},
-				log.With("component", "jobs"))
+			return q.Start(context.Background(), p, jobs.Config{
+				Workers: cfg.Workers, PollInterval: cfg.JobPollInterval,
+				Purgers: []jobs.Purger{guardstore.Keys{DB: db}, guardstore.Confirmations{DB: db}},
+			}, log.With("component", "jobs"))
 		},
 		OnStop: func(ctx context.Context) error { return q.Stop(ctx) },
 	})

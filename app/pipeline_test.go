@@ -61,8 +61,16 @@ func TestImportToDays(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 		id := res.JSON(t)["id"].(string)
 
-		events := sse(t, a, e.token, id, func(event, _ string) bool { return event == "trip_complete" })
+		var first string
+		events := sse(t, a, e.token, id, func(event, data string) bool {
+			if first == "" {
+				first = data
+			}
+			return event == "trip_complete"
+		})
 		require.Equal(t, "status", events[0], "the stream opens with the current statuses")
+		require.Contains(t, first, `"pending"`, "pending first")
+		require.Contains(t, events, "computation_running", "then running")
 		require.Contains(t, events, "route_parsed")
 		require.Contains(t, events, "stages_computed")
 

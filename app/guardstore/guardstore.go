@@ -74,8 +74,11 @@ func (k Keys) Complete(ctx context.Context, key guards.IdempotencyKey, createdID
 	return err
 }
 
-// Purge forgets keys older than age (24 h in production) and reports how many.
-func (k Keys) Purge(ctx context.Context, age time.Duration) (int64, error) {
+// Purge forgets keys past their lifetime (guards.KeyTTL) and reports how many.
+func (k Keys) Purge(ctx context.Context) (int64, error) { return k.PurgeOlder(ctx, guards.KeyTTL) }
+
+// PurgeOlder forgets keys older than age and reports how many.
+func (k Keys) PurgeOlder(ctx context.Context, age time.Duration) (int64, error) {
 	res, err := k.DB.NewDelete().Model((*keyRow)(nil)).
 		Where("created_at < ?", time.Now().UTC().Add(-age)).Exec(ctx)
 	if err != nil {

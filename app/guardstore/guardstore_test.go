@@ -150,7 +150,7 @@ func TestIdempotencyKeys(t *testing.T) {
 		_, err = db.NewUpdate().Table("idempotency_keys").Set("created_at = ?", time.Now().UTC().Add(-25*time.Hour)).
 			Where("user_id = ?", f.userID).Exec(ctx)
 		require.NoError(t, err)
-		purged, err := guardstore.Keys{DB: db}.Purge(ctx, guards.KeyTTL)
+		purged, err := guardstore.Keys{DB: db}.Purge(ctx)
 		require.NoError(t, err)
 		require.EqualValues(t, 1, purged)
 	})

@@ -62,6 +62,37 @@ func (w *worker) NextRetry(job *river.Job[ComputeArgs]) time.Time {
 	return time.Now().Add(time.Duration(1<<(job.Attempt-1)) * time.Second)
 }
 
+// PurgeArgs is the hourly clean-up of what the guards remember: idempotency
+// keys past their day, confirmation tokens past their expiry.
+type PurgeArgs struct{}
+
+// Kind implements river.JobArgs.
+func (PurgeArgs) Kind() string { return "guard_purge" }
+
+// Purger forgets what the guards no longer need.
+type Purger interface {
+	Purge(ctx context.Context) (int64, error)
+}
+
+type purgeWorker struct {
+	river.WorkerDefaults[PurgeArgs]
+	purgers []Purger
+}
+
+// Work runs every purger.
+func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
+	for _, p := range w.purgers {
+		if _, err := p.Purge(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PurgeEvery is how often the purge runs; one replica, the queue's leader,
+// schedules it.
+const PurgeEvery = time.Hour
+
 // Queue is the trips' Dispatcher and the River client behind it.
 type Queue struct {
 	client *river.Client[*sql.Tx]
@@ -75,6 +106,7 @@ var _ trips.Dispatcher = (*Queue)(nil)
 type Config struct {
 	Workers      int           // concurrent computations in this process
 	PollInterval time.Duration // how often to look for work when not notified
+	Purgers      []Purger      // run every PurgeEvery
 }
 
 // Open prepares the queue on the same database as db. On SQLite, River gets
@@ -110,6 +142,7 @@ func (q *Queue) Migrate(ctx context.Context) error {
 func (q *Queue) Start(ctx context.Context, p *trips.Pipeline, cfg Config, log *slog.Logger) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{pipeline: p})
+	river.AddWorker(workers, &purgeWorker{purgers: cfg.Purgers})
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
 	}
@@ -123,7 +156,10 @@ func (q *Queue) Start(ctx context.Context, p *trips.Pipeline, cfg Config, log *s
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 		JobTimeout:           5 * time.Minute,
 		RescueStuckJobsAfter: 10 * time.Minute,
-		Logger:               log,
+		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PurgeEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "guard_purge", RunOnStart: true})},
+		Logger: log,
 	})
 	if err != nil {
 		return fmt.Errorf("job queue: %w", err)

@@ -7,7 +7,12 @@ import (
 // CreateInput is what a creation accepts: the source and the settings, and
 // nothing the server owns (status, version, createdAt … are refused by name).
 type CreateInput struct {
-	SourceURL                 string   `json:"sourceUrl" maxLength:"2048" doc:"https address of the route to import (Komoot tour or collection, Strava route, RideWithGPS route)."`
+	SourceURL string `json:"sourceUrl" maxLength:"2048" doc:"https address of the route to import (Komoot tour or collection, Strava route, RideWithGPS route)."`
+	SettingsInput
+}
+
+// SettingsInput are the settings a creation may set, each optional.
+type SettingsInput struct {
 	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC). A trip whose start date is today or earlier is locked."`
 	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day of the trip (YYYY-MM-DD); must be after startDate. With both dates the route is cut into that many days."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`

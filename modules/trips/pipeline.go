@@ -146,6 +146,7 @@ func (p *Pipeline) run(ctx context.Context, job Job) error {
 	if err := p.store.transition(ctx, job.TripID, job.Generation, map[string]string{job.Name: StatusRunning}); err != nil {
 		return err
 	}
+	p.publish(ctx, job.TripID, "computation_running", map[string]any{"computation": job.Name})
 	switch job.Name {
 	case ComputeRoute:
 		return p.importRoute(ctx, job)

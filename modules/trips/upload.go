@@ -20,15 +20,7 @@ import (
 // UploadInput is the form of a GPX upload: the settings of a creation,
 // judged like them (a bad value is refused by name, never dropped).
 type UploadInput struct {
-	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC)."`
-	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day (YYYY-MM-DD); must be after startDate."`
-	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
-	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0, default 50)."`
-	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
-	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50, default 15)."`
-	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning (0 to 23, default 8)."`
-	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range (default false)."`
-	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for (default: all seven)."`
+	SettingsInput
 }
 
 // UploadFile is the form field carrying the GPX file.
@@ -51,11 +43,7 @@ type Uploaded struct {
 }
 
 func (t *Trips) mergeUpload(ctx context.Context, c *registry.Call, in *UploadInput) (registry.Record, error) {
-	r, err := t.mergeCreate(ctx, c, &CreateInput{
-		StartDate: in.StartDate, EndDate: in.EndDate, FatigueFactor: in.FatigueFactor,
-		ElevationPenalty: in.ElevationPenalty, MaxDistancePerDay: in.MaxDistancePerDay, AverageSpeed: in.AverageSpeed,
-		DepartureHour: in.DepartureHour, EbikeMode: in.EbikeMode, EnabledAccommodationTypes: in.EnabledAccommodationTypes,
-	})
+	r, err := t.mergeCreate(ctx, c, &CreateInput{SettingsInput: in.SettingsInput})
 	if err != nil {
 		return nil, err
 	}

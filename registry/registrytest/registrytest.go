@@ -179,6 +179,10 @@ func published(t reflect.Type) []reflect.StructField {
 	var out []reflect.StructField
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			out = append(out, published(f.Type)...) // promoted, as encoding/json does
+			continue
+		}
 		if !f.IsExported() || jsonName(f) == "-" {
 			continue
 		}
