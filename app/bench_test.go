@@ -12,7 +12,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/fx"
 
 	"cairn/app/apptest"
 	"cairn/modules/trips"
@@ -34,12 +33,8 @@ func setupBench(b *testing.B) benchEnv {
 	a := apptest.New(b)
 	e := newEnv(b, a)
 	id := e.trip(b, nil)
-	var tr *trips.Trips
 	// The same module, outside the chain: the baseline does the same read.
-	fxApp := fx.New(fx.NopLogger, fx.Supply(a.DB), trips.Module, fx.Populate(&tr))
-	if err := fxApp.Err(); err != nil {
-		b.Fatal(err)
-	}
+	tr := trips.New(trips.Params{Store: trips.NewStore(a.DB)}).Trips
 	return benchEnv{app: a, token: e.token, id: id, trips: tr}
 }
 
