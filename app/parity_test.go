@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"cairn/app/apptest"
 	"cairn/guards"
+	"cairn/modules/route/gpx"
 	"cairn/modules/scopes"
 	"cairn/operations"
 	"cairn/registry"
@@ -42,7 +44,7 @@ func key() string { return "key-" + uuid.NewString() }
 
 // trip creates a trip for the env's user over HTTP and returns its id.
 func (e env) trip(t testing.TB, settings map[string]any) string {
-	body := map[string]any{"sourceUrl": "https://www.strava.com/routes/" + fmt.Sprint(100+users.Add(1))}
+	body := map[string]any{"sourceUrl": apptest.StravaRoute(120)}
 	for k, v := range settings {
 		body[k] = v
 	}
@@ -58,6 +60,33 @@ func (e env) version(t testing.TB, id string) *int64 {
 	return &v
 }
 
+// days uploads a trip of km kilometres for the env's user (parse and pacing
+// are synchronous) and returns its id, its days' ids and its version.
+func (e env) days(t testing.TB, km int, settings map[string]any) (string, []string, *int64) {
+	op, ok := e.a.Server.Registry.Lookup("trips.upload")
+	require.True(t, ok)
+	var g bytes.Buffer
+	require.NoError(t, gpx.Write(&g, "Days", apptest.Line(km)))
+	out := e.a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Args: settings,
+		Files: map[string]apptest.File{"gpxFile": {Name: "days.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
+	require.Equal(t, http.StatusAccepted, out.Status, string(out.Raw))
+	var ids []string
+	for _, x := range out.Body["days"].([]any) {
+		ids = append(ids, x.(map[string]any)["id"].(string))
+	}
+	v := int64(out.Body["version"].(float64))
+	return out.Body["id"].(string), ids, &v
+}
+
+func stageReq(t testing.TB, e env, km int, settings map[string]any, which int, args map[string]any) apptest.Request {
+	id, ids, v := e.days(t, km, settings)
+	vars := map[string]string{"id": id}
+	if which >= 0 {
+		vars["stageId"] = ids[which]
+	}
+	return apptest.Request{Vars: vars, Args: args, Version: v}
+}
+
 func day(offset int) string { return time.Now().UTC().AddDate(0, 0, offset).Format("2006-01-02") }
 
 // fixture builds a request that every guard of op lets through, for the
@@ -71,7 +100,7 @@ var fixtures = map[string]fixture{
 		return apptest.Request{Args: map[string]any{"page": 1}}
 	},
 	"trips.create": func(t testing.TB, e env) apptest.Request {
-		return apptest.Request{Args: map[string]any{"sourceUrl": "https://www.strava.com/routes/1770"}, Key: key()}
+		return apptest.Request{Args: map[string]any{"sourceUrl": apptest.StravaRoute(120)}, Key: key()}
 	},
 	"trips.get": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
@@ -92,24 +121,84 @@ var fixtures = map[string]fixture{
 	"trips.upload": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Args: map[string]any{"maxDistancePerDay": 60}}
 	},
+	"stages.get": func(t testing.TB, e env) apptest.Request {
+		r := stageReq(t, e, 200, nil, 1, nil)
+		r.Version = nil
+		return r
+	},
+	"stages.add": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, -1, map[string]any{
+			"startPoint": map[string]any{"lat": 0, "lon": 1.8}, "endPoint": map[string]any{"lat": 0, "lon": 2.2}})
+	},
+	"stages.update": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, 0, map[string]any{"label": "Over the pass"})
+	},
+	"stages.move": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, 0, map[string]any{"toIndex": 2})
+	},
+	"stages.delete": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, 1, nil)
+	},
+	"stages.rest_day": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, 0, nil)
+	},
 }
 
 // invalidMerged breaks the merged record of a validated write while every
 // argument on its own is well formed, so only the validate guard refuses.
-var invalidMerged = map[string]func(r *apptest.Request){
-	"trips.create": func(r *apptest.Request) {
+var invalidMerged = map[string]func(t testing.TB, e env, r apptest.Request) apptest.Request{
+	"trips.create": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
 		r.Args["startDate"], r.Args["endDate"] = day(40), day(39)
+		return r
 	},
-	"trips.update_settings": func(r *apptest.Request) {
+	"trips.update_settings": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
 		r.Args = map[string]any{"endDate": day(29)} // before the stored start date
+		return r
 	},
-	"trips.upload": func(r *apptest.Request) {
+	"trips.upload": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
 		r.Args["startDate"], r.Args["endDate"] = day(40), day(39)
+		return r
 	},
+	"stages.add": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+		r.Args["position"] = 99
+		return r
+	},
+	"stages.update": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+		r.Args = map[string]any{"distance": 50, "endPoint": map[string]any{"lat": 0, "lon": 1}}
+		return r
+	},
+	"stages.move": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+		r.Args["toIndex"] = 99
+		return r
+	},
+	"stages.delete": func(t testing.TB, e env, _ apptest.Request) apptest.Request {
+		return stageReq(t, e, 100, nil, 0, nil) // two days: a trip keeps at least two
+	},
+	"stages.rest_day": func(t testing.TB, e env, r apptest.Request) apptest.Request {
+		// after a rest day is another rest day: refused
+		res := e.a.Do(t, "POST", "/trips/"+r.Vars["id"]+"/stages/"+r.Vars["stageId"]+"/rest-day", e.token, nil,
+			"If-Match", fmt.Sprintf(`"%d"`, *r.Version))
+		require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+		rest := res.JSON(t)["stage"].(map[string]any)["id"].(string)
+		v := *r.Version + 1
+		return apptest.Request{Vars: map[string]string{"id": r.Vars["id"], "stageId": rest}, Version: &v}
+	},
+}
+
+// stageLocked is a stage request on a trip that started yesterday.
+func stageLocked(which int, args map[string]any) func(t testing.TB, e env, r apptest.Request) apptest.Request {
+	return func(t testing.TB, e env, _ apptest.Request) apptest.Request {
+		return stageReq(t, e, 200, map[string]any{"startDate": day(-1)}, which, args)
+	}
 }
 
 // locked returns a request on a record the lock guard must refuse.
 var locked = map[string]func(t testing.TB, e env, r apptest.Request) apptest.Request{
+	"stages.add":      stageLocked(-1, map[string]any{"startPoint": map[string]any{"lat": 0, "lon": 1}, "endPoint": map[string]any{"lat": 0, "lon": 1.1}}),
+	"stages.update":   stageLocked(0, map[string]any{"label": "x"}),
+	"stages.move":     stageLocked(0, map[string]any{"toIndex": 1}),
+	"stages.delete":   stageLocked(0, nil),
+	"stages.rest_day": stageLocked(0, nil),
 	"trips.update_settings": func(t testing.TB, e env, r apptest.Request) apptest.Request {
 		id := e.trip(t, map[string]any{"startDate": day(-1)})
 		// A future start date in the request must not unlock the started trip.
@@ -205,9 +294,7 @@ func refusal(t testing.TB, a *apptest.App, op *registry.Operation, g string) {
 		breakIt, ok := invalidMerged[op.ID]
 		require.True(t, ok, "no invalid-merged scenario for %s", op.ID)
 		h, m := both("invalid merged record", want(registry.KindInvalid), func() apptest.Request {
-			r := fix(t, e)
-			breakIt(&r)
-			return r
+			return breakIt(t, e, fix(t, e))
 		})
 		require.Equal(t, fields(h.Body), fields(m.Body))
 	case guards.NameLock:

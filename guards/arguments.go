@@ -28,7 +28,14 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 	if c.Unreadable != "" {
 		return &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
 	}
-	if vs := g.Schema.CheckArguments(c.Op, c.Args); len(vs) > 0 {
+	var vs []registry.Violation
+	for _, v := range c.Op.URIVariables() {
+		if c.Vars[v] == "" {
+			vs = append(vs, registry.Violation{Field: v, Reason: "is required"})
+		}
+	}
+	vs = append(vs, g.Schema.CheckArguments(c.Op, c.Args)...)
+	if len(vs) > 0 {
 		return registry.Invalid("the arguments do not match the published schema", vs...)
 	}
 	in := c.Op.NewInput()

@@ -137,7 +137,7 @@ func violationOf(e error) registry.Violation {
 	field := d.Location
 	switch {
 	case d.Message == validation.MsgUnexpectedProperty:
-		return registry.Violation{Field: field, Reason: "is not a published argument; remove it"}
+		return registry.Violation{Field: field, Reason: "is not an argument of this operation; remove it"}
 	case strings.HasPrefix(d.Message, requiredPrefix) && strings.HasSuffix(d.Message, requiredSuffix):
 		name := strings.TrimSuffix(strings.TrimPrefix(d.Message, requiredPrefix), requiredSuffix)
 		if field != "" {

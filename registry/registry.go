@@ -34,8 +34,8 @@ type Op[I, O any] struct {
 	Confirm      Confirmation
 	Idempotency  Idempotency
 	Hints        Hints
-	Dispatches   bool   // starts background work; never idempotent-hinted
-	Record       Record // a typed nil of the record a write changes; its fields bound the arguments
+	Dispatches   bool // starts background work; never idempotent-hinted
+	Record       any  // a typed nil of the record a write changes; its fields bound the arguments
 	Handle       func(ctx context.Context, c *Call, in *I) (O, error)
 }
 

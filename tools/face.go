@@ -105,9 +105,23 @@ func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
 			actions = append(actions, op.Tool.Action)
 		}
 	}
-	for _, v := range first(ops).URIVariables() {
+	// URI variables: required when every branch needs them, else named in
+	// the refusal of the branch that does.
+	varCount := map[string]int{}
+	var vars []string
+	for _, op := range ops {
+		for _, v := range op.URIVariables() {
+			if varCount[v] == 0 {
+				vars = append(vars, v)
+			}
+			varCount[v]++
+		}
+	}
+	for _, v := range vars {
 		props[v] = map[string]any{"type": "string", "description": "Id of the " + strings.TrimSuffix(v, "Id") + "."}
-		required = append(required, v)
+		if varCount[v] == len(ops) {
+			required = append(required, v)
+		}
 	}
 	if len(actions) > 0 {
 		props[ArgAction] = map[string]any{"type": "string", "enum": actions, "description": "Which change to make."}

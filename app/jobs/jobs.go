@@ -173,9 +173,17 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if q.client == nil {
 		return nil
 	}
-	err := q.client.Stop(ctx)
+	// Half of the time left lets running jobs finish; the rest cancels them
+	// (River retries them later, on whichever process is alive).
+	grace := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		grace, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	err := q.client.Stop(grace)
 	if err != nil {
-		err = q.client.StopAndCancel(context.Background())
+		err = q.client.StopAndCancel(ctx)
 	}
 	if q.pool != nil {
 		_ = q.pool.Close()

@@ -41,6 +41,20 @@ func (s *Store) lockTrip(ctx context.Context, tripID string) (*Trip, error) {
 	return tr, nil
 }
 
+// current refuses (errSuperseded) when gen is no longer the trip's, or the
+// trip is gone; run first in a transaction that writes a computation's
+// results, so stale work writes nothing at all.
+func (s *Store) current(ctx context.Context, tripID string, gen int64) error {
+	tr, err := s.lockTrip(ctx, tripID)
+	if err != nil {
+		return err
+	}
+	if tr.Generation != gen {
+		return errSuperseded
+	}
+	return nil
+}
+
 // transition sets statuses of generation gen, mirrored on the trip and kept
 // in the history. It refuses (errSuperseded) when gen is no longer current.
 func (s *Store) transition(ctx context.Context, tripID string, gen int64, set map[string]string) error {

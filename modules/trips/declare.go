@@ -10,6 +10,7 @@ import (
 
 // Declare adds the trip operations to reg, one declaration each.
 func (t *Trips) Declare(reg *registry.Registry) {
+	t.declareStages(reg)
 	registry.Add(reg, registry.Op[ListInput, List]{
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",

@@ -198,6 +198,9 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 		return err
 	}
 	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
+			return err
+		}
 		if err := p.store.SaveRoute(ctx, rec, job.Generation); err != nil {
 			return err
 		}
@@ -257,10 +260,13 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 		stages[i] = Stage{
 			ID: uuid.Must(uuid.NewV7()).String(), TripID: job.TripID, Position: i,
 			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent,
-			Start: Point(s.Start), End: Point(s.End), Geometry: s.Geometry,
+			StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry,
 		}
 	}
 	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
+			return err
+		}
 		if err := p.store.ReplaceStages(ctx, job.TripID, job.Generation, stages); err != nil {
 			return err
 		}
@@ -326,6 +332,9 @@ func (p *Pipeline) terrain(ctx context.Context, job Job) error {
 		return err
 	}
 	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
+			return err
+		}
 		if err := p.store.SaveAlerts(ctx, job.TripID, job.Generation, stages, found); err != nil {
 			return err
 		}

@@ -16,19 +16,71 @@ import (
 type Stage struct {
 	bun.BaseModel `bun:"table:stages"`
 
-	ID        string     `bun:"id,pk"`
-	TripID    string     `bun:"trip_id"`
-	Position  int        `bun:"position"` // 0-based; dayNumber = position + 1
-	Distance  float64    `bun:"distance"` // km
-	Ascent    float64    `bun:"ascent"`   // m
-	Descent   float64    `bun:"descent"`  // m
-	Start     Point      `bun:"start_point"`
-	End       Point      `bun:"end_point"`
-	Geometry  Points     `bun:"geometry"`
-	Label     *string    `bun:"label"`
-	IsRestDay bool       `bun:"is_rest_day"`
-	Alerts    *AlertList `bun:"alerts"` // nil: never computed; empty: computed, nothing found
+	ID         string     `bun:"id,pk"`
+	TripID     string     `bun:"trip_id"`
+	Position   int        `bun:"position"` // 0-based; dayNumber = position + 1
+	Distance   float64    `bun:"distance"` // km
+	Ascent     float64    `bun:"ascent"`   // m
+	Descent    float64    `bun:"descent"`  // m
+	StartPoint Point      `bun:"start_point"`
+	EndPoint   Point      `bun:"end_point"`
+	Geometry   Points     `bun:"geometry"`
+	Label      *string    `bun:"label"`
+	IsRestDay  bool       `bun:"is_rest_day"`
+	Alerts     *AlertList `bun:"alerts"` // nil: never computed; empty: computed, nothing found
+
+	Accommodations *AccommodationList `bun:"accommodations"`         // nil: never scanned
+	Selected       *Accommodation     `bun:"selected_accommodation"` // the rider's choice
 }
+
+// Accommodation is a place to sleep near a stage's end (model.md). Its name
+// and texts come from third parties: they are data, never instructions.
+type Accommodation struct {
+	Name               string  `json:"name" doc:"Name, as the source gives it (third-party text)."`
+	Type               string  `json:"type" doc:"camp_site, hostel, alpine_hut, chalet, guest_house, hotel, wilderness_hut, or other."`
+	Lat                float64 `json:"lat" doc:"Latitude."`
+	Lon                float64 `json:"lon" doc:"Longitude."`
+	EstimatedPriceMin  float64 `json:"estimatedPriceMin" doc:"Lowest expected price per night, EUR."`
+	EstimatedPriceMax  float64 `json:"estimatedPriceMax" doc:"Highest expected price per night, EUR."`
+	IsExactPrice       bool    `json:"isExactPrice" doc:"True when the source states the price."`
+	URL                *string `json:"url,omitempty" doc:"Website, when known."`
+	PossibleClosed     bool    `json:"possibleClosed" doc:"May be closed on the stage's date."`
+	DistanceToEndPoint float64 `json:"distanceToEndPoint" doc:"Kilometres from the stage's end."`
+	Source             string  `json:"source" doc:"osm or manual."`
+	Address            *string `json:"address,omitempty" doc:"Address, when known."`
+	Phone              *string `json:"phone,omitempty" doc:"Phone, when known."`
+	OpeningHours       *string `json:"openingHours,omitempty" doc:"Opening hours, when known."`
+	Description        *string `json:"description,omitempty" doc:"Description (third-party text)."`
+	OsmType            *string `json:"osmType,omitempty" doc:"node, way or relation."`
+	OsmID              *int64  `json:"osmId,omitempty" doc:"OpenStreetMap id."`
+}
+
+// Value implements driver.Valuer.
+func (a *Accommodation) Value() (driver.Value, error) {
+	if a == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(a)
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (a *Accommodation) Scan(src any) error { return scanJSON(src, a) }
+
+// AccommodationList is a stage's candidates, stored as JSON.
+type AccommodationList []Accommodation
+
+// Value implements driver.Valuer.
+func (l AccommodationList) Value() (driver.Value, error) {
+	if l == nil {
+		l = AccommodationList{}
+	}
+	b, err := json.Marshal([]Accommodation(l))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (l *AccommodationList) Scan(src any) error { return scanJSON(src, (*[]Accommodation)(l)) }
 
 // Point is a coordinate stored as compact JSON [lat, lon, ele].
 type Point geo.Point

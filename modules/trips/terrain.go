@@ -19,7 +19,7 @@ func analyzeTerrain(t *Trip, stages []Stage) ([][]Alert, error) {
 	ss := make([]alerts.Stage, len(stages))
 	for i, s := range stages {
 		ss[i] = alerts.Stage{Geometry: s.Geometry, Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent,
-			IsRestDay: s.IsRestDay, Start: s.Start.point(), End: s.End.point()}
+			IsRestDay: s.IsRestDay, Start: s.StartPoint.point(), End: s.EndPoint.point()}
 	}
 	found, err := alerts.Analyze(in, ss)
 	if err != nil && !errors.Is(err, alerts.ErrUnavailable) {

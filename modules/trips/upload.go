@@ -99,7 +99,7 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	stages := make([]Stage, len(planned))
 	for i, s := range planned {
 		stages[i] = Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: tr.ID, Position: i,
-			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent, Start: Point(s.Start), End: Point(s.End), Geometry: s.Geometry}
+			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent, StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry}
 	}
 	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone, ComputeTerrain: StatusPending}
 	tr.ComputationStatus = StatusMap(plan)

@@ -1,0 +1,125 @@
+// Package poi keeps points of interest and answers the accommodation
+// candidates of a stage end (pipeline.md §7).
+//
+// The local store (table pois) is filled by Import from OpenStreetMap XML or
+// PBF extracts and is the default Provider; Overpass asks a live Overpass API
+// instead and is optional. Both rank their candidates with the same rules, so
+// they differ only in where the elements come from.
+package poi
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// The accommodation types (model.md), in the vocabulary of OpenStreetMap's
+// tourism=* values.
+const (
+	TypeCampSite      = "camp_site"
+	TypeHostel        = "hostel"
+	TypeAlpineHut     = "alpine_hut"
+	TypeChalet        = "chalet"
+	TypeGuestHouse    = "guest_house"
+	TypeHotel         = "hotel"
+	TypeWildernessHut = "wilderness_hut"
+)
+
+// AccommodationTypes is every accommodation type, the default when a caller
+// enables none.
+var AccommodationTypes = []string{TypeCampSite, TypeHostel, TypeAlpineHut, TypeChalet,
+	TypeGuestHouse, TypeHotel, TypeWildernessHut}
+
+// IsAccommodationType reports whether t is one of AccommodationTypes.
+func IsAccommodationType(t string) bool { return slices.Contains(AccommodationTypes, t) }
+
+// The sources a POI can come from.
+const (
+	SourceOSM    = "osm"
+	SourceManual = "manual"
+)
+
+// The OpenStreetMap element types the importer keeps.
+const (
+	OSMNode = "node"
+	OSMWay  = "way"
+)
+
+// POI is one stored point of interest.
+type POI struct {
+	ID         string  // "osm:node:123": the source and its element
+	Source     string  // SourceOSM, SourceManual
+	OSMType    string  // OSMNode, OSMWay; empty outside OpenStreetMap
+	OSMID      int64   // 0 outside OpenStreetMap
+	Name       string  // empty when the element has no name
+	Category   string  // an accommodation type for accommodations
+	Lat, Lon   float64 // a way's centroid for ways
+	Tags       Tags    // the kept tags, see KeptTags
+	ImportedAt time.Time
+}
+
+// OSMKey returns the store id of an OpenStreetMap element.
+func OSMKey(osmType string, id int64) string {
+	return SourceOSM + ":" + osmType + ":" + strconv.FormatInt(id, 10)
+}
+
+// The keys of Tags. Values are those of OpenStreetMap, except Address,
+// which the importer composes from the addr:* keys.
+const (
+	TagWebsite      = "website"
+	TagDescription  = "description"
+	TagOpeningHours = "opening_hours"
+	TagPhone        = "phone"
+	TagAddress      = "address"
+	TagStars        = "stars"
+	TagCapacity     = "capacity"
+	TagFee          = "fee"
+	TagCharge       = "charge"
+	TagBackpack     = "backpack"
+	TagTents        = "tents"
+	TagSeasonal     = "seasonal"
+	TagWikidata     = "wikidata"
+)
+
+// KeptTags are the tags a POI keeps; anything else in the source is dropped
+// on import, which keeps the table small.
+var KeptTags = []string{TagWebsite, TagDescription, TagOpeningHours, TagPhone, TagAddress,
+	TagStars, TagCapacity, TagFee, TagCharge, TagBackpack, TagTents, TagSeasonal, TagWikidata}
+
+// Tags are a POI's kept tags, stored as a JSON object in a TEXT column so the
+// same schema serves PostgreSQL and SQLite.
+type Tags map[string]string
+
+// Value implements driver.Valuer.
+func (t Tags) Value() (driver.Value, error) {
+	if t == nil {
+		return "{}", nil
+	}
+	b, err := json.Marshal(map[string]string(t))
+	return string(b), err
+}
+
+// Scan implements sql.Scanner.
+func (t *Tags) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case nil:
+		*t = Tags{}
+		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("poi: cannot scan %T as tags", src)
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("poi: tags: %w", err)
+	}
+	*t = m
+	return nil
+}

@@ -1,0 +1,201 @@
+package poi
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"cairn/app/database"
+	"cairn/modules/route/geo"
+)
+
+// ErrNotFound is returned by Get for an unknown id.
+var ErrNotFound = errors.New("poi: not found")
+
+// Store keeps points of interest in table pois. Every method joins the
+// transaction carried by ctx. *Store is the default Provider.
+type Store struct {
+	db *bun.DB
+}
+
+var _ Provider = (*Store)(nil)
+
+// NewStore returns a store over db.
+func NewStore(db *bun.DB) *Store { return &Store{db: db} }
+
+type poiRow struct {
+	bun.BaseModel `bun:"table:pois"`
+
+	ID         string    `bun:"id,pk"`
+	Source     string    `bun:"source"`
+	OSMType    string    `bun:"osm_type,nullzero"`
+	OSMID      int64     `bun:"osm_id,nullzero"`
+	Name       string    `bun:"name"`
+	Category   string    `bun:"category"`
+	Lat        float64   `bun:"lat"`
+	Lon        float64   `bun:"lon"`
+	Tags       Tags      `bun:"tags,type:text"`
+	ImportedAt time.Time `bun:"imported_at"`
+}
+
+func toRow(p POI) poiRow {
+	tags := p.Tags
+	if tags == nil {
+		tags = Tags{}
+	}
+	at := p.ImportedAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return poiRow{ID: p.ID, Source: p.Source, OSMType: p.OSMType, OSMID: p.OSMID, Name: p.Name,
+		Category: p.Category, Lat: p.Lat, Lon: p.Lon, Tags: tags, ImportedAt: at.UTC()}
+}
+
+func (r poiRow) poi() POI {
+	return POI{ID: r.ID, Source: r.Source, OSMType: r.OSMType, OSMID: r.OSMID, Name: r.Name,
+		Category: r.Category, Lat: r.Lat, Lon: r.Lon, Tags: r.Tags, ImportedAt: r.ImportedAt}
+}
+
+// upsertChunk bounds one INSERT statement: 10 columns × 500 rows stays far
+// below the bind-parameter limits of both engines.
+const upsertChunk = 500
+
+// Upsert writes pois in one transaction (the one carried by ctx, or a new
+// one): a new id is inserted, a known id is overwritten. A zero ImportedAt
+// becomes now. When pois repeats an id, the last one wins.
+func (s *Store) Upsert(ctx context.Context, pois []POI) error {
+	if len(pois) == 0 {
+		return nil
+	}
+	rows := dedupeByID(pois)
+	return database.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+		for start := 0; start < len(rows); start += upsertChunk {
+			chunk := rows[start:min(start+upsertChunk, len(rows))]
+			_, err := database.Conn(ctx, s.db).NewInsert().Model(&chunk).
+				On("CONFLICT (id) DO UPDATE").
+				Set("source = EXCLUDED.source").
+				Set("osm_type = EXCLUDED.osm_type").
+				Set("osm_id = EXCLUDED.osm_id").
+				Set("name = EXCLUDED.name").
+				Set("category = EXCLUDED.category").
+				Set("lat = EXCLUDED.lat").
+				Set("lon = EXCLUDED.lon").
+				Set("tags = EXCLUDED.tags").
+				Set("imported_at = EXCLUDED.imported_at").
+				Exec(ctx)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// dedupeByID converts pois to rows, keeping the last of each id in the
+// position of its first: PostgreSQL refuses an upsert touching a row twice.
+func dedupeByID(pois []POI) []poiRow {
+	at := make(map[string]int, len(pois))
+	rows := make([]poiRow, 0, len(pois))
+	for _, p := range pois {
+		if i, ok := at[p.ID]; ok {
+			rows[i] = toRow(p)
+			continue
+		}
+		at[p.ID] = len(rows)
+		rows = append(rows, toRow(p))
+	}
+	return rows
+}
+
+// Get loads the POI with id, or ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (POI, error) {
+	var r poiRow
+	err := database.Conn(ctx, s.db).NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
+	if database.NoRows(err) {
+		return POI{}, ErrNotFound
+	}
+	if err != nil {
+		return POI{}, err
+	}
+	return r.poi(), nil
+}
+
+// Box is a latitude/longitude rectangle in degrees. MinLon > MaxLon means
+// the box crosses the antimeridian.
+type Box struct {
+	MinLat, MinLon, MaxLat, MaxLon float64
+}
+
+// BoxAround is a Box holding every point within radiusKm of p (poles and the
+// antimeridian included): the smallest one on the sphere, widened by 1 % so
+// that ellipsoidal distances, up to 0.5 % longer or shorter, stay inside.
+func BoxAround(p geo.Point, radiusKm float64) Box {
+	dLat := radiusKm * 1.01 * 1000 / geo.EarthRadius * 180 / math.Pi
+	b := Box{MinLat: p.Lat - dLat, MaxLat: p.Lat + dLat}
+	if b.MinLat <= -90 || b.MaxLat >= 90 {
+		// A pole lies within the radius: every longitude does.
+		return Box{MinLat: max(b.MinLat, -90), MaxLat: min(b.MaxLat, 90), MinLon: -180, MaxLon: 180}
+	}
+	// The widest longitude span is reached off the central meridian, at
+	// sin Δλ = sin r / cos φ.
+	sinSpan := math.Sin(dLat*math.Pi/180) / math.Cos(p.Lat*math.Pi/180)
+	if sinSpan >= 1 {
+		return Box{MinLat: b.MinLat, MaxLat: b.MaxLat, MinLon: -180, MaxLon: 180}
+	}
+	dLon := math.Asin(sinSpan) * 180 / math.Pi
+	b.MinLon, b.MaxLon = wrapLon(p.Lon-dLon), wrapLon(p.Lon+dLon)
+	return b
+}
+
+func wrapLon(lon float64) float64 {
+	switch {
+	case lon < -180:
+		return lon + 360
+	case lon > 180:
+		return lon - 360
+	}
+	return lon
+}
+
+// InBox returns the POIs inside b whose category is one of categories (any
+// category when categories is empty), in id order.
+func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, error) {
+	var rows []poiRow
+	q := database.Conn(ctx, s.db).NewSelect().Model(&rows).
+		Where("lat >= ?", b.MinLat).Where("lat <= ?", b.MaxLat)
+	if b.MinLon <= b.MaxLon {
+		q = q.Where("lon >= ?", b.MinLon).Where("lon <= ?", b.MaxLon)
+	} else {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("lon >= ?", b.MinLon).WhereOr("lon <= ?", b.MaxLon)
+		})
+	}
+	if len(categories) > 0 {
+		q = q.Where("category IN (?)", bun.In(categories))
+	}
+	if err := q.Order("id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]POI, len(rows))
+	for i, r := range rows {
+		out[i] = r.poi()
+	}
+	return out, nil
+}
+
+// Candidates returns the accommodations stored near a stage end; see
+// Provider.
+func (s *Store) Candidates(ctx context.Context, near geo.Point, radiusKm float64, types []string, date *time.Time) ([]Accommodation, error) {
+	q, err := newQuery(near, radiusKm, types, date)
+	if err != nil {
+		return nil, err
+	}
+	pois, err := s.InBox(ctx, BoxAround(near, q.radiusKm), q.types)
+	if err != nil {
+		return nil, err
+	}
+	return q.choose(pois), nil
+}
