@@ -25,6 +25,7 @@ import (
 	"cairn/app/ratelimit"
 	"cairn/guards"
 	"cairn/modules/accounts"
+	"cairn/modules/placesearch"
 	"cairn/modules/trips"
 	"cairn/operations"
 	"cairn/registry"
@@ -38,6 +39,7 @@ var Version = "0.1.0"
 var Modules = fx.Options(
 	accounts.Module,
 	trips.Module,
+	placesearch.Module,
 )
 
 // Options is the whole application for a configuration. Tests and the
@@ -52,7 +54,7 @@ func Options(cfg config.Config, log *slog.Logger) fx.Option {
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
 		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
-			provideProgress, provideQueue, provideSource),
+			provideProgress, provideQueue, provideSource, providePlaces, provideRouter, provideSearcher),
 		Modules,
 		fx.Decorate(func(s *accounts.Store) *accounts.Store { s.SetCacheTTL(cfg.AuthCacheTTL); return s }),
 		fx.Invoke(mount, startQueue),

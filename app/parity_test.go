@@ -78,6 +78,21 @@ func (e env) days(t testing.TB, km int, settings map[string]any) (string, []stri
 	return out.Body["id"].(string), ids, &v
 }
 
+// shared makes a trip with days and shares it; it returns the trip's id.
+func (e env) shared(t testing.TB) string {
+	id, _, _ := e.days(t, 120, nil)
+	res := e.a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil)
+	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+	return id
+}
+
+func sharedCode(t testing.TB, e env) apptest.Request {
+	id, _, _ := e.days(t, 120, nil)
+	res := e.a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil)
+	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+	return apptest.Request{Vars: map[string]string{"code": res.JSON(t)["shortCode"].(string)}}
+}
+
 func stageReq(t testing.TB, e env, km int, settings map[string]any, which int, args map[string]any) apptest.Request {
 	id, ids, v := e.days(t, km, settings)
 	vars := map[string]string{"id": id}
@@ -120,6 +135,38 @@ var fixtures = map[string]fixture{
 	},
 	"trips.upload": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Args: map[string]any{"maxDistancePerDay": 60}}
+	},
+	"shares.create": func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
+	},
+	"shares.revoke": func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": e.shared(t)}}
+	},
+	"shares.read":     sharedCode,
+	"shares.file_gpx": sharedCode,
+	"shares.file_fit": sharedCode,
+	"trips.file_gpx": func(t testing.TB, e env) apptest.Request {
+		id, _, _ := e.days(t, 120, nil)
+		return apptest.Request{Vars: map[string]string{"id": id}}
+	},
+	"trips.file_fit": func(t testing.TB, e env) apptest.Request {
+		id, _, _ := e.days(t, 120, nil)
+		return apptest.Request{Vars: map[string]string{"id": id}}
+	},
+	"places.search": func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Args: map[string]any{"q": "Lyon"}}
+	},
+	"trips.analyze": func(t testing.TB, e env) apptest.Request {
+		id, _, _ := e.days(t, 120, nil)
+		return apptest.Request{Vars: map[string]string{"id": id}}
+	},
+	"stages.choose_accommodation": func(t testing.TB, e env) apptest.Request {
+		return stageReq(t, e, 200, nil, 0, map[string]any{"selectedAccommodationLat": nil, "selectedAccommodationLon": nil})
+	},
+	"stages.add_waypoint": func(t testing.TB, e env) apptest.Request {
+		r := stageReq(t, e, 200, nil, 0, map[string]any{"waypointLat": 0.01, "waypointLon": 0.2})
+		r.Version = nil
+		return r
 	},
 	"stages.get": func(t testing.TB, e env) apptest.Request {
 		r := stageReq(t, e, 200, nil, 1, nil)
@@ -174,6 +221,14 @@ var invalidMerged = map[string]func(t testing.TB, e env, r apptest.Request) appt
 	"stages.delete": func(t testing.TB, e env, _ apptest.Request) apptest.Request {
 		return stageReq(t, e, 100, nil, 0, nil) // two days: a trip keeps at least two
 	},
+	"stages.choose_accommodation": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+		r.Args = map[string]any{"selectedAccommodationLat": 0.0, "selectedAccommodationLon": nil}
+		return r
+	},
+	"stages.add_waypoint": func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+		r.Args = map[string]any{"waypointLat": 60.0, "waypointLon": 100.0}
+		return r
+	},
 	"stages.rest_day": func(t testing.TB, e env, r apptest.Request) apptest.Request {
 		// after a rest day is another rest day: refused
 		res := e.a.Do(t, "POST", "/trips/"+r.Vars["id"]+"/stages/"+r.Vars["stageId"]+"/rest-day", e.token, nil,
@@ -194,11 +249,17 @@ func stageLocked(which int, args map[string]any) func(t testing.TB, e env, r app
 
 // locked returns a request on a record the lock guard must refuse.
 var locked = map[string]func(t testing.TB, e env, r apptest.Request) apptest.Request{
-	"stages.add":      stageLocked(-1, map[string]any{"startPoint": map[string]any{"lat": 0, "lon": 1}, "endPoint": map[string]any{"lat": 0, "lon": 1.1}}),
-	"stages.update":   stageLocked(0, map[string]any{"label": "x"}),
-	"stages.move":     stageLocked(0, map[string]any{"toIndex": 1}),
-	"stages.delete":   stageLocked(0, nil),
-	"stages.rest_day": stageLocked(0, nil),
+	"stages.add":                  stageLocked(-1, map[string]any{"startPoint": map[string]any{"lat": 0, "lon": 1}, "endPoint": map[string]any{"lat": 0, "lon": 1.1}}),
+	"stages.update":               stageLocked(0, map[string]any{"label": "x"}),
+	"stages.move":                 stageLocked(0, map[string]any{"toIndex": 1}),
+	"stages.delete":               stageLocked(0, nil),
+	"stages.rest_day":             stageLocked(0, nil),
+	"stages.choose_accommodation": stageLocked(0, map[string]any{"selectedAccommodationLat": nil, "selectedAccommodationLon": nil}),
+	"stages.add_waypoint": func(t testing.TB, e env, r apptest.Request) apptest.Request {
+		r = stageLocked(0, map[string]any{"waypointLat": 0.01, "waypointLon": 0.2})(t, e, r)
+		r.Version = nil // add_waypoint takes no version: it does not move it
+		return r
+	},
 	"trips.update_settings": func(t testing.TB, e env, r apptest.Request) apptest.Request {
 		id := e.trip(t, map[string]any{"startDate": day(-1)})
 		// A future start date in the request must not unlock the started trip.
@@ -255,9 +316,9 @@ func refusal(t testing.TB, a *apptest.App, op *registry.Operation, g string) {
 		require.Equal(t, string(op.Scope), h.Body["scope"])
 		require.Equal(t, string(op.Scope), m.Body["scope"])
 	case guards.NameRateLimit:
+		r := fix(t, e) // one request, sent again: the limit counts calls, not intents
+		r.Op, r.Token = op, e.token
 		for i := 0; i < op.RateLimit.Limit; i++ {
-			r := fix(t, e)
-			r.Op, r.Token = op, e.token
 			res := a.ViaHTTP(t, r)
 			require.Less(t, res.Status, 300, "call %d within the limit: %s", i+1, res.Raw)
 		}

@@ -19,6 +19,9 @@ import (
 	"cairn/app/jobs"
 	"cairn/app/progress"
 	"cairn/modules/route/fetch"
+	"cairn/modules/route/places"
+	"cairn/modules/route/poi"
+	"cairn/modules/route/routing"
 	"cairn/modules/route/source"
 	"cairn/modules/trips"
 )
@@ -146,4 +149,23 @@ func Migrate(ctx context.Context, cfg config.Config) (int, database.Engine, erro
 	}
 	defer q.Stop(ctx)
 	return n, engine, q.Migrate(ctx)
+}
+
+// providePlaces finds accommodation candidates in the local points-of-interest
+// store, filled by `cairn pois import`.
+func providePlaces(db *bun.DB) poi.Provider { return poi.NewStore(db) }
+
+// provideRouter routes detours through a self-hosted BRouter when one is
+// configured, along great circles (approximate) otherwise.
+func provideRouter(cfg config.Config) (routing.Router, error) {
+	return routing.New(routing.Config{BRouter: routing.BRouterOptions{BaseURL: cfg.RouterURL}})
+}
+
+// provideSearcher answers search_places from the embedded gazetteer, or from
+// a Nominatim when one is configured.
+func provideSearcher(cfg config.Config) (places.Searcher, error) {
+	if cfg.NominatimURL == "" {
+		return places.Embedded(), nil
+	}
+	return places.NewNominatim(places.NominatimConfig{BaseURL: cfg.NominatimURL})
 }

@@ -22,6 +22,9 @@ func (Authenticate) Name() string { return NameAuthenticate }
 
 // Check implements Guard.
 func (g Authenticate) Check(ctx context.Context, c *registry.Call, next Next) error {
+	if c.Op.Scope == registry.Public {
+		return next(ctx, c)
+	}
 	if c.Credential == "" {
 		return registry.Fail(registry.KindUnauthenticated, "a bearer token is required")
 	}

@@ -7,7 +7,9 @@ import "cairn/registry"
 // operation; the others only where declared.
 func Applies(name string, op *registry.Operation) bool {
 	switch name {
-	case NameAuthenticate, NameScope, NameArguments:
+	case NameAuthenticate, NameScope:
+		return op.Scope != registry.Public
+	case NameArguments:
 		return true
 	case NameRateLimit:
 		return op.RateLimit.Limited()

@@ -25,7 +25,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 		Summary:     op.Summary,
 		Description: describeGuards(op),
 		Tags:        []string{strings.SplitN(op.ID, ".", 2)[0]},
-		Security:    []map[string][]string{{"bearer": {string(op.Scope)}}},
+		Security:    security(op),
 		Responses:   map[string]*huma.Response{},
 	}
 	for _, v := range op.URIVariables() {
@@ -85,6 +85,9 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	case op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()):
 		success.Content = map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string",
 			Description: "Server-sent events: `event:` the event type, `data:` its JSON."}}}
+	case op.OutputType.Implements(reflect.TypeFor[registry.Download]()):
+		success.Content = map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary",
+			Description: "The file (GPX: application/gpx+xml; FIT: application/vnd.ant.fit)."}}}
 	case op.HTTP.Status != http.StatusNoContent:
 		success.Content = map[string]*huma.MediaType{"application/json": {Schema: f.schemas.Of(op.OutputType)}}
 	}
@@ -102,8 +105,10 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.schemas.Of(problemType)}},
 		}
 	}
-	problem(http.StatusUnauthorized, "No valid bearer token.")
-	problem(http.StatusForbidden, "The token lacks the scope "+string(op.Scope)+".")
+	if op.Scope != registry.Public {
+		problem(http.StatusUnauthorized, "No valid bearer token.")
+		problem(http.StatusForbidden, "The token lacks the scope "+string(op.Scope)+".")
+	}
 	problem(http.StatusUnprocessableEntity, "An argument is not published, missing or out of range; every field is named.")
 	problem(http.StatusInternalServerError, "An internal error; nothing is shown of it.")
 	if op.RateLimit.Limited() {
@@ -161,3 +166,10 @@ func describeGuards(op *registry.Operation) string {
 }
 
 func intPtr(n int) *int { return &n }
+
+func security(op *registry.Operation) []map[string][]string {
+	if op.Scope == registry.Public {
+		return []map[string][]string{} // no credential at all
+	}
+	return []map[string][]string{{"bearer": {string(op.Scope)}}}
+}

@@ -186,6 +186,13 @@ func writeOutput(hc huma.Context, op *registry.Operation, out any) {
 		writeStream(hc, st)
 		return
 	}
+	if d, ok := out.(registry.Download); ok {
+		hc.SetHeader("Content-Type", d.ContentType())
+		hc.SetHeader("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.FileName()}))
+		hc.SetStatus(op.HTTP.Status)
+		_ = d.WriteFile(hc.BodyWriter()) // the status is sent: a failure can only cut the file short
+		return
+	}
 	if v, ok := out.(registry.Versioned); ok {
 		hc.SetHeader("ETag", strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10)))
 	}

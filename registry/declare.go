@@ -10,6 +10,10 @@ import (
 // Scope is an OAuth-style permission carried by a credential.
 type Scope string
 
+// Public is the scope of an operation anyone may call without a credential
+// (a share link's reads): authenticate and scope skip it by declaration.
+const Public Scope = "public"
+
 // Route is where an operation answers on HTTP, and with which success status.
 type Route struct {
 	Method string
@@ -286,4 +290,12 @@ type File struct {
 // tool (a tool answers one document).
 type Streamer interface {
 	Stream(ctx context.Context, send func(event string, data any) error) error
+}
+
+// Download is implemented by outputs that are files: the HTTP face sends
+// them as they are. An operation answering one is never a tool.
+type Download interface {
+	ContentType() string
+	FileName() string
+	WriteFile(w io.Writer) error
 }

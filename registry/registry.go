@@ -354,7 +354,7 @@ func (c *Call) Var(v string) string { return c.Vars[v] }
 // UserID is the authenticated user's id ("" before authenticate).
 func (c *Call) UserID() string {
 	if c.Principal == nil {
-		return ""
+		return "" // a public operation: nobody in particular
 	}
 	return c.Principal.UserID
 }

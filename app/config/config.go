@@ -38,6 +38,8 @@ type Config struct {
 	SourceAllowHTTP bool          `koanf:"source_allow_http"`
 	SourceAllow     string        `koanf:"source_allow"`
 	SourceBaseURLs  string        `koanf:"source_base_urls"`
+	RouterURL       string        `koanf:"router_url"`
+	NominatimURL    string        `koanf:"nominatim_url"`
 }
 
 // Key describes one configuration key, for validation and documentation.
@@ -67,6 +69,8 @@ var Keys = []Key{
 	{"source_allow_http", false, "let route sources use plain http (local development only)"},
 	{"source_allow", "", "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
 	{"source_base_urls", "", "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
+	{"router_url", "", "base URL of a self-hosted BRouter for add_waypoint; empty for the straight-line router"},
+	{"nominatim_url", "", "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.

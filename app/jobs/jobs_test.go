@@ -100,7 +100,7 @@ func TestAKilledWorkerLosesNothing(t *testing.T) {
 
 			tr, err := store.Get(ctx, id)
 			require.NoError(t, err)
-			require.Equal(t, trips.StatusMap{"route": "done", "stages": "done", "terrain": "done"}, tr.ComputationStatus)
+			require.Equal(t, trips.StatusMap{"route": "done", "stages": "done", "terrain": "done", "accommodations": "done"}, tr.ComputationStatus)
 			require.EqualValues(t, 2, src.calls.Load(), "fetched once more after the kill, no more")
 			stages, err := store.Stages(ctx, id)
 			require.NoError(t, err)
@@ -115,7 +115,7 @@ func insertTrip(t *testing.T, store *trips.Store, userID string) string {
 		ID: uuid.Must(uuid.NewV7()).String(), UserID: userID, SourceURL: "https://www.strava.com/routes/1",
 		FatigueFactor: 0.9, ElevationPenalty: 50, MaxDistancePerDay: 80, AverageSpeed: 15, DepartureHour: 8,
 		EnabledAccommodationTypes: trips.TypeList{"hotel"}, Locale: "en", Status: trips.StatusDraft,
-		ComputationStatus: trips.StatusMap{"route": "pending", "stages": "pending", "terrain": "pending"},
+		ComputationStatus: trips.StatusMap{"route": "pending", "stages": "pending", "terrain": "pending", "accommodations": "pending"},
 		Version:           1, Generation: 1, CreatedAt: now, UpdatedAt: now,
 	}
 	require.NoError(t, store.Insert(context.Background(), tr))

@@ -234,8 +234,13 @@ func triggered(changed []string) []string {
 			add(ComputeRoute)
 		case "endDate", "fatigueFactor", "elevationPenalty", "maxDistancePerDay":
 			add(ComputeStages)
-		case "startDate", "ebikeMode", "departureHour", "averageSpeed":
+		case "startDate":
+			add(ComputeTerrain)        // the sunset rule reads it
+			add(ComputeAccommodations) // so does "possibly closed"
+		case "ebikeMode", "departureHour", "averageSpeed":
 			add(ComputeTerrain) // the sunset and e-bike rules read them
+		case "enabledAccommodationTypes":
+			add(ComputeAccommodations)
 		}
 	}
 	return out

@@ -11,6 +11,8 @@ import (
 // Declare adds the trip operations to reg, one declaration each.
 func (t *Trips) Declare(reg *registry.Registry) {
 	t.declareStages(reg)
+	t.declareShares(reg)
+	t.declareEnrichments(reg)
 	registry.Add(reg, registry.Op[ListInput, List]{
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",

@@ -8,6 +8,8 @@ import (
 
 	"go.uber.org/fx"
 
+	"cairn/modules/route/poi"
+	"cairn/modules/route/routing"
 	"cairn/registry"
 )
 
@@ -22,6 +24,8 @@ type Params struct {
 	Jobs     Dispatcher
 	Progress Progress
 	Source   Source
+	Places   poi.Provider   `optional:"true"` // accommodation candidates
+	Router   routing.Router `optional:"true"` // detours through a waypoint
 	Log      *slog.Logger
 }
 
@@ -38,11 +42,12 @@ type Trips struct {
 	store    *Store
 	jobs     Dispatcher
 	progress Progress
+	router   routing.Router
 }
 
 // New builds the module.
 func New(p Params) Result {
-	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress}
-	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, log: p.Log}
+	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router}
+	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}
 }

@@ -15,6 +15,7 @@ import (
 	"cairn/modules/route/geo"
 	"cairn/modules/route/gpx"
 	"cairn/modules/route/pacing"
+	"cairn/modules/route/poi"
 )
 
 // The computations of a trip and the statuses they go through.
@@ -33,11 +34,11 @@ const (
 // children is the dispatch graph: a computation starts when its parent is done.
 var children = map[string][]string{
 	ComputeRoute:  {ComputeStages},
-	ComputeStages: {ComputeTerrain},
+	ComputeStages: {ComputeTerrain, ComputeAccommodations},
 }
 
 // Computations lists every computation, parents first.
-var Computations = []string{ComputeRoute, ComputeStages, ComputeTerrain}
+var Computations = []string{ComputeRoute, ComputeStages, ComputeTerrain, ComputeAccommodations}
 
 func parentOf(name string) string {
 	for p, cs := range children {
@@ -108,6 +109,7 @@ type Pipeline struct {
 	source   Source
 	jobs     Dispatcher
 	progress Progress
+	places   poi.Provider
 	log      *slog.Logger
 }
 
@@ -154,6 +156,8 @@ func (p *Pipeline) run(ctx context.Context, job Job) error {
 		return p.cutStages(ctx, job)
 	case ComputeTerrain:
 		return p.terrain(ctx, job)
+	case ComputeAccommodations:
+		return p.accommodations(ctx, job)
 	default:
 		return &Permanent{Code: "UNKNOWN_COMPUTATION", Err: fmt.Errorf("no computation named %q", job.Name)}
 	}

@@ -101,7 +101,8 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		stages[i] = Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: tr.ID, Position: i,
 			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent, StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry}
 	}
-	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone, ComputeTerrain: StatusPending}
+	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone,
+		ComputeTerrain: StatusPending, ComputeAccommodations: StatusPending}
 	tr.ComputationStatus = StatusMap(plan)
 	err = database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Insert(ctx, tr); err != nil {
@@ -116,7 +117,7 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		if err := t.store.record(ctx, tr.ID, tr.Generation, plan); err != nil {
 			return err
 		}
-		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, ComputeTerrain)
+		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, enrichments...)
 	})
 	if err != nil {
 		return Uploaded{}, err

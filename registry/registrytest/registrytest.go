@@ -91,6 +91,18 @@ var Rules = []Rule{
 		}
 		return ""
 	}},
+	{"public-is-read-only", func(op *registry.Operation) string {
+		if op.Scope == registry.Public && (op.Writes() || op.Tool.IsTool()) {
+			return "a public operation must be a read and not a tool"
+		}
+		return ""
+	}},
+	{"downloads-are-not-tools", func(op *registry.Operation) string {
+		if op.Tool.IsTool() && op.OutputType.Implements(reflect.TypeFor[registry.Download]()) {
+			return "a file cannot be a tool result (motive: binary or bulk payload)"
+		}
+		return ""
+	}},
 	{"streams-are-not-tools", func(op *registry.Operation) string {
 		if op.Tool.IsTool() && op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()) {
 			return "an event stream cannot be a tool: a tool answers one document"

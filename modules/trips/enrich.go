@@ -1,0 +1,285 @@
+package trips
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"cairn/app/database"
+	"cairn/modules/route/geo"
+	"cairn/modules/route/poi"
+	"cairn/modules/route/routing"
+	"cairn/modules/scopes"
+	"cairn/registry"
+)
+
+// ComputeAccommodations scans places to sleep near each day's end.
+const ComputeAccommodations = "accommodations"
+
+// enrichments are the computations analyze_trip re-runs (not route, not stages).
+var enrichments = []string{ComputeTerrain, ComputeAccommodations}
+
+func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
+	tr, err := p.store.Get(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	stages, err := p.store.Stages(ctx, job.TripID)
+	if err != nil {
+		return err
+	}
+	found := make([]AccommodationList, len(stages))
+	for i, s := range stages {
+		found[i] = AccommodationList{}
+		if s.IsRestDay || p.places == nil {
+			continue
+		}
+		var date *time.Time
+		if tr.StartDate != nil {
+			if d, err := time.Parse(dateLayout, *tr.StartDate); err == nil {
+				d = d.AddDate(0, 0, i)
+				date = &d
+			}
+		}
+		cands, err := p.places.Candidates(ctx, s.EndPoint.point(), poi.DefaultRadiusKm, tr.EnabledAccommodationTypes, date)
+		if err != nil {
+			return err
+		}
+		for _, c := range cands {
+			found[i] = append(found[i], accommodationOf(c))
+		}
+	}
+	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
+			return err
+		}
+		for i := range stages {
+			if _, err := database.Conn(ctx, p.store.db).NewUpdate().Model((*Stage)(nil)).
+				Set("accommodations = ?", found[i]).Where("id = ?", stages[i].ID).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return p.complete(ctx, job)
+	})
+	if err != nil {
+		return err
+	}
+	p.publish(ctx, job.TripID, "accommodations_found", map[string]any{"stageCount": len(stages)})
+	p.stepCompleted(ctx, job.TripID)
+	return nil
+}
+
+func accommodationOf(c poi.Accommodation) Accommodation {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	a := Accommodation{Name: c.Name, Type: c.Type, Lat: c.Lat, Lon: c.Lon, EstimatedPriceMin: c.EstimatedPriceMin,
+		EstimatedPriceMax: c.EstimatedPriceMax, IsExactPrice: c.IsExactPrice, URL: opt(c.URL), PossibleClosed: c.PossibleClosed,
+		DistanceToEndPoint: c.DistanceToEndPoint, Source: c.Source, Address: opt(c.Address), Phone: opt(c.Phone),
+		OpeningHours: opt(c.OpeningHours), Description: opt(c.Description), OsmType: opt(c.OSMType)}
+	if c.OSMID != 0 {
+		id := c.OSMID
+		a.OsmID = &id
+	}
+	return a
+}
+
+// ChooseInput picks one of a day's candidates by its coordinates; null
+// coordinates deselect.
+type ChooseInput struct {
+	Lat *float64 `json:"selectedAccommodationLat" minimum:"-90" maximum:"90" nullable:"true" doc:"Latitude of the chosen candidate, as get_stage lists it; null deselects."`
+	Lon *float64 `json:"selectedAccommodationLon" minimum:"-180" maximum:"180" nullable:"true" doc:"Longitude of the chosen candidate; null deselects."`
+}
+
+// ErrNotACandidate refuses a choice the day's list does not hold.
+var ErrNotACandidate = &registry.Error{Kind: registry.KindConflict, Code: "not_a_candidate",
+	Detail: "no candidate of this day is at these coordinates (the list may have been refreshed); read the day with get_stage and choose again"}
+
+func (t *Trips) mergeChoose(_ context.Context, c *registry.Call, in *ChooseInput) (registry.Record, error) {
+	d := c.Previous.(*Days).clone()
+	i := d.Target
+	s := &d.Stages[i]
+	d.touched = []int{i}
+	if (in.Lat == nil) != (in.Lon == nil) {
+		d.refuse("selectedAccommodationLon", "must be null exactly when selectedAccommodationLat is")
+		return d, nil
+	}
+	if in.Lat == nil {
+		s.Selected = nil // deselect: the day keeps its end
+		return d, nil
+	}
+	var list []Accommodation
+	if s.Accommodations != nil {
+		list = *s.Accommodations
+	}
+	if s.Selected != nil {
+		list = append(list, *s.Selected)
+	}
+	k := slices.IndexFunc(list, func(a Accommodation) bool {
+		return abs(a.Lat-*in.Lat) <= 1e-6 && abs(a.Lon-*in.Lon) <= 1e-6
+	})
+	if k < 0 {
+		return nil, ErrNotACandidate
+	}
+	chosen := list[k]
+	s.Selected = &chosen
+	only := AccommodationList{chosen}
+	s.Accommodations = &only
+	at := Point{Lat: chosen.Lat, Lon: chosen.Lon}
+	s.EndPoint = at // the day ends at the chosen place, the next starts there
+	if i+1 < len(d.Stages) {
+		d.Stages[i+1].StartPoint = at
+	}
+	return d, nil
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (t *Trips) choose(ctx context.Context, c *registry.Call, _ *ChooseInput) (StageEdit, error) {
+	return t.saveDays(ctx, c)
+}
+
+// WaypointInput is a point of interest to ride through on a day.
+type WaypointInput struct {
+	Lat float64 `json:"waypointLat" minimum:"-90" maximum:"90" doc:"Latitude of the point to pass by."`
+	Lon float64 `json:"waypointLon" minimum:"-180" maximum:"180" doc:"Longitude of the point to pass by."`
+}
+
+// Detour is the answer of add_waypoint: the day re-routed through the point.
+type Detour struct {
+	Stage         Day     `json:"stage" doc:"The day as stored, unchanged."`
+	Distance      float64 `json:"distance" doc:"Kilometres from the day's start through the point to its end."`
+	ElevationGain float64 `json:"elevationGain" doc:"Metres climbed on that route, when the router knows them (0 otherwise)."`
+	Duration      int     `json:"durationMinutes" doc:"Estimated riding minutes."`
+	Approximate   bool    `json:"approximate" doc:"True when the route is a straight line between the points, not a road route."`
+	Points        int     `json:"points" doc:"How many points draw the route (served to apps, not here)."`
+	Note          string  `json:"note" doc:"What the answer means for the version you hold."`
+}
+
+func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInput) (Detour, error) {
+	d := c.Previous.(*Days)
+	s := &d.Stages[d.Target]
+	if t.router == nil {
+		return Detour{}, registry.Fail(registry.KindUnavailable, "no router is configured")
+	}
+	res, err := t.router.Route(ctx, []geo.Point{s.StartPoint.point(), {Lat: in.Lat, Lon: in.Lon}, s.EndPoint.point()})
+	if err != nil {
+		if errors.Is(err, routing.ErrUpstream) {
+			return Detour{}, &registry.Error{Kind: registry.KindUpstream, Detail: "the routing engine failed; try again later", Err: err}
+		}
+		return Detour{}, err
+	}
+	t.progress.Publish(ctx, d.Trip.ID, Event{Type: "route_segment_recalculated", Data: map[string]any{
+		"stageId": s.ID, "reason": "poi_detour", "distance": round1(res.Distance), "elevationGain": res.ElevationGain,
+		"duration": int(res.Duration.Minutes())}})
+	return Detour{Stage: dayOf(s), Distance: round1(res.Distance), ElevationGain: res.ElevationGain,
+		Duration: int(res.Duration.Minutes()), Approximate: res.Approximate, Points: len(res.Coordinates),
+		Note: "nothing was stored and the trip's version did not move: the version you hold is still good"}, nil
+}
+
+func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (State, error) {
+	tr := c.Previous.(*Trip)
+	if tr.ComputationStatus[ComputeStages] != StatusDone {
+		return State{}, registry.Invalid("nothing to analyze yet",
+			registry.Violation{Field: "id", Reason: "the trip has no days yet; wait until get_trip says partial: false"})
+	}
+	for _, n := range enrichments {
+		if tr.ComputationStatus[n] == StatusRunning {
+			return State{}, &registry.Error{Kind: registry.KindConflict, Code: "analysis_running",
+				Detail: "an analysis is running already; read the trip with get_trip until it settles"}
+		}
+	}
+	set := map[string]string{}
+	for _, n := range enrichments {
+		set[n] = StatusPending
+	}
+	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := t.store.transition(ctx, tr.ID, tr.Generation, set); err != nil {
+			return err
+		}
+		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, enrichments...)
+	})
+	if err != nil {
+		return State{}, err
+	}
+	fresh, err := t.store.Get(ctx, tr.ID)
+	if err != nil {
+		return State{}, err
+	}
+	s := stateOf(fresh, c.Now)
+	s.Next = "the analysis runs in the background; read the trip with get_trip until every status is settled"
+	return s, nil
+}
+
+func (t *Trips) declareEnrichments(reg *registry.Registry) {
+	owner := registry.ByURIVariable("id", t.store.Owns)
+	registry.Add(reg, registry.Op[ChooseInput, StageEdit]{
+		ID: "stages.choose_accommodation", Summary: "Choose where to sleep at the end of a day",
+		HTTP: registry.Patch("/trips/{id}/stages/{stageId}/accommodation", http.StatusAccepted),
+		Tool: registry.Tool("choose_accommodation", "Choose one of a day's accommodation candidates (coordinates as get_stage lists them): the day ends there and the next starts there. Null coordinates deselect. Needs the version; a repeat is refused because the version moved."),
+
+		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit,
+		Load: t.loadDays, Merge: t.mergeChoose, Validate: registry.ValidateWith(validateDays),
+		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
+		Dispatches: true, Record: (*Accommodation)(nil),
+		Handle: t.choose,
+	})
+
+	registry.Add(reg, registry.Op[WaypointInput, Detour]{
+		ID: "stages.add_waypoint", Summary: "Route a day through a point of interest",
+		HTTP: registry.Post("/trips/{id}/stages/{stageId}/poi-waypoint", http.StatusOK),
+		Tool: registry.Tool("add_waypoint", "Route one day through a point of interest and answer the detour (distance, climb, time). Nothing is stored and the version does not move, so the version you hold stays good. Routes again on every call."),
+
+		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.PerUser(30, time.Minute),
+		Load: t.loadDays, Validate: registry.ValidateWith(validateDays), Merge: t.mergeWaypoint,
+		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.NoPrecondition,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{OpenWorld: true},
+		Dispatches: true, Record: (*geo.Point)(nil),
+		Handle: t.waypoint,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, State]{
+		ID: "trips.analyze", Summary: "Re-run every analysis of a trip",
+		HTTP: registry.Post("/trips/{id}/analyze", http.StatusAccepted),
+		Tool: registry.Tool("analyze_trip", "Re-run the analyses of a trip's days (alerts, accommodations). Answers at once; read the trip with get_trip until the statuses settle. Refused while an analysis runs."),
+
+		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit, Load: t.load,
+		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{}, Dispatches: true,
+		Handle: t.analyze,
+	})
+}
+
+// MaxDetour is how far from its day a waypoint may be: a point farther
+// away is a different trip, not a detour.
+const MaxDetour = 50.0 // km
+
+// mergeWaypoint changes nothing stored; it judges the point against the day.
+func (t *Trips) mergeWaypoint(_ context.Context, c *registry.Call, in *WaypointInput) (registry.Record, error) {
+	d := c.Previous.(*Days).clone()
+	s := d.Stages[d.Target]
+	p := geo.Point{Lat: in.Lat, Lon: in.Lon}
+	near := false
+	for _, q := range s.Geometry {
+		if geo.Haversine(p, q) <= MaxDetour*1000 {
+			near = true
+			break
+		}
+	}
+	if !near {
+		d.refuse("waypointLat", fmt.Sprintf("the point is more than %.0f km from this day", MaxDetour))
+	}
+	return d, nil
+}
