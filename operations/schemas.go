@@ -83,6 +83,11 @@ func (s *Schemas) resolve(v any, seen map[string]bool) any {
 			raw, _ := json.Marshal(s.reg.SchemaFromRef(ref))
 			var m map[string]any
 			_ = json.Unmarshal(raw, &m)
+			for k, v := range x { // what the referring field says of itself wins
+				if k != "$ref" {
+					m[k] = v
+				}
+			}
 			return s.resolve(m, seen)
 		}
 		out := make(map[string]any, len(x))

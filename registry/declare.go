@@ -299,3 +299,9 @@ type Download interface {
 	FileName() string
 	WriteFile(w io.Writer) error
 }
+
+// ThirdParty is implemented by outputs that carry text written by third
+// parties (route titles, place and accommodation names): the MCP face marks
+// such results as data at its one mapping point, so a model never reads
+// them as instructions.
+type ThirdParty interface{ CarriesThirdPartyText() }

@@ -61,6 +61,9 @@ type Output struct {
 	Notice      string  `json:"notice" doc:"How to read the names."`
 }
 
+// CarriesThirdPartyText implements registry.ThirdParty: place names are data.
+func (Output) CarriesThirdPartyText() {}
+
 func (s *search) declare(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[Input, Output]{
 		ID: "places.search", Summary: "Find places by name",

@@ -188,10 +188,14 @@ func dayOf(s *Stage) Day {
 		Ascent: float64(int(s.Ascent + 0.5)), Descent: float64(int(s.Descent + 0.5)),
 		IsRestDay: s.IsRestDay, Label: s.Label,
 	}
+	if s.Selected != nil {
+		name := s.Selected.Name
+		d.Sleep = &name
+	}
 	if s.Alerts != nil {
 		list := make([]DayAlert, len(*s.Alerts))
 		for i, a := range *s.Alerts {
-			list[i] = DayAlert{Code: a.Code, Severity: a.Severity, Message: a.Message}
+			list[i] = DayAlert{Code: a.Code, Severity: a.Severity}
 		}
 		d.Alerts = &list
 	}

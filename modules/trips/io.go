@@ -105,6 +105,10 @@ type Detail struct {
 // ResourceVersion implements registry.Versioned.
 func (d Detail) ResourceVersion() int64 { return d.Version }
 
+// CarriesThirdPartyText implements registry.ThirdParty: the title may come
+// from the source, accommodation names from map data.
+func (Detail) CarriesThirdPartyText() {}
+
 // Day is one line of the digest.
 type Day struct {
 	ID        string      `json:"id" doc:"Stable id of the day, for get_stage and edits."`
@@ -112,16 +116,17 @@ type Day struct {
 	Distance  float64     `json:"distance" doc:"Kilometres ridden."`
 	Ascent    float64     `json:"ascent" doc:"Metres climbed."`
 	Descent   float64     `json:"descent" doc:"Metres descended."`
-	IsRestDay bool        `json:"isRestDay" doc:"A day off the bike."`
+	IsRestDay bool        `json:"isRestDay,omitempty" doc:"True for a day off the bike."`
 	Label     *string     `json:"label,omitempty" doc:"The rider's name for the day, when set."`
+	Sleep     *string     `json:"accommodation,omitempty" doc:"Name of the chosen place to sleep (third-party data), when one is chosen."`
 	Alerts    *[]DayAlert `json:"alerts,omitempty" doc:"What to watch on this day: absent until the analysis ran, empty when it found nothing."`
 }
 
-// DayAlert is an alert as the digest lists it.
+// DayAlert is an alert as the digest lists it: its code and severity; the
+// message and place are get_stage's.
 type DayAlert struct {
-	Code     string `json:"code" doc:"Stable code."`
+	Code     string `json:"code" doc:"Stable code; get_stage gives the message and the place."`
 	Severity string `json:"type" doc:"critical, warning or nudge."`
-	Message  string `json:"message" doc:"What it says."`
 }
 
 // Summary is a trip in a listing.

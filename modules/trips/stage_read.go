@@ -21,6 +21,10 @@ type StageDetail struct {
 // ResourceVersion implements registry.Versioned: the trip's version.
 func (s StageDetail) ResourceVersion() int64 { return s.Trip.Version }
 
+// CarriesThirdPartyText implements registry.ThirdParty: accommodation
+// names and descriptions come from map data.
+func (StageDetail) CarriesThirdPartyText() {}
+
 // Coordinate is a published point.
 type Coordinate struct {
 	Lat float64 `json:"lat" doc:"Latitude."`
