@@ -87,6 +87,7 @@ func TestAgentSession(t *testing.T) {
 		// Choose where to sleep: a camp site near the first day's end.
 		end := call(t, e, "get_stage", map[string]any{"id": id, "stageId": ds[0]["id"]})["endPoint"].(map[string]any)
 		campsiteAt(t, a, end["lat"].(float64)+0.001, end["lon"].(float64))
+		a.WaitSettled(t, e.token, id) // the edits re-ran the terrain analysis; analyze_trip refuses while one runs
 		call(t, e, "analyze_trip", map[string]any{"id": id})
 		a.WaitSettled(t, e.token, id)
 		stage := apptest.Call(t, e.mcp, "get_stage", map[string]any{"id": id, "stageId": ds[0]["id"]})

@@ -13,6 +13,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 	t.declareStages(reg)
 	t.declareShares(reg)
 	t.declareEnrichments(reg)
+	t.declareManual(reg)
 	registry.Add(reg, registry.Op[ListInput, List]{
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",

@@ -283,3 +283,61 @@ func (t *Trips) mergeWaypoint(_ context.Context, c *registry.Call, in *WaypointI
 	}
 	return d, nil
 }
+
+// ManualInput is an accommodation the rider found elsewhere.
+type ManualInput struct {
+	Name              string   `json:"name" minLength:"1" maxLength:"255" doc:"Name of the place."`
+	Address           string   `json:"address" minLength:"1" maxLength:"512" doc:"Its address or town; it is located before anything is written."`
+	EstimatedPriceMin *float64 `json:"priceTotal,omitempty" minimum:"0" doc:"Price of the night in EUR, when known."`
+	URL               *string  `json:"url,omitempty" maxLength:"2048" format:"uri" doc:"Its website."`
+}
+
+func (t *Trips) mergeManual(ctx context.Context, c *registry.Call, in *ManualInput) (registry.Record, error) {
+	d := c.Previous.(*Days).clone()
+	if t.geocoder == nil {
+		return nil, registry.Fail(registry.KindUnavailable, "no place search is configured to locate the address")
+	}
+	found, err := t.geocoder.Search(ctx, in.Address, 1)
+	if err != nil || len(found) == 0 {
+		d.refuse("address", "could not be located; give a town name the place search knows")
+		return d, nil
+	}
+	a := Accommodation{Name: in.Name, Type: "other", Source: "manual", Lat: found[0].Lat, Lon: found[0].Lon, URL: in.URL}
+	addr := in.Address
+	a.Address = &addr
+	if in.EstimatedPriceMin != nil {
+		a.EstimatedPriceMin, a.EstimatedPriceMax, a.IsExactPrice = *in.EstimatedPriceMin, *in.EstimatedPriceMin, true
+	}
+	i := d.Target
+	s := &d.Stages[i]
+	a.DistanceToEndPoint = round1(geo.Haversine(s.EndPoint.point(), geo.Point{Lat: a.Lat, Lon: a.Lon}) / 1000)
+	s.Selected = &a
+	only := AccommodationList{a}
+	s.Accommodations = &only
+	at := Point{Lat: a.Lat, Lon: a.Lon}
+	s.EndPoint = at
+	if i+1 < len(d.Stages) {
+		d.Stages[i+1].StartPoint = at
+	}
+	d.touched = []int{i}
+	return d, nil
+}
+
+func (t *Trips) manual(ctx context.Context, c *registry.Call, _ *ManualInput) (StageEdit, error) {
+	return t.saveDays(ctx, c)
+}
+
+func (t *Trips) declareManual(reg *registry.Registry) {
+	registry.Add(reg, registry.Op[ManualInput, StageEdit]{
+		ID: "stages.manual_accommodation", Summary: "Enter a place to sleep by hand and choose it",
+		HTTP: registry.Post("/trips/{id}/stages/{stageId}/accommodations/manual", http.StatusAccepted),
+		Tool: registry.NotATool(registry.MotiveUIVocabulary),
+
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.PerUser(30, time.Minute),
+		Load: t.loadDays, Merge: t.mergeManual, Validate: registry.ValidateWith(validateDays),
+		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
+		Dispatches: true, Record: (*Accommodation)(nil),
+		Handle: t.manual,
+	})
+}

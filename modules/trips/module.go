@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"cairn/modules/route/places"
 	"cairn/modules/route/poi"
 	"cairn/modules/route/routing"
 	"cairn/registry"
@@ -24,8 +25,9 @@ type Params struct {
 	Jobs     Dispatcher
 	Progress Progress
 	Source   Source
-	Places   poi.Provider   `optional:"true"` // accommodation candidates
-	Router   routing.Router `optional:"true"` // detours through a waypoint
+	Places   poi.Provider    `optional:"true"` // accommodation candidates
+	Router   routing.Router  `optional:"true"` // detours through a waypoint
+	Geocoder places.Searcher `optional:"true"` // locates hand-entered accommodations
 	Log      *slog.Logger
 }
 
@@ -43,11 +45,12 @@ type Trips struct {
 	jobs     Dispatcher
 	progress Progress
 	router   routing.Router
+	geocoder places.Searcher
 }
 
 // New builds the module.
 func New(p Params) Result {
-	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router}
+	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder}
 	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}
 }

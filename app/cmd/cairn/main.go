@@ -21,6 +21,7 @@ import (
 	"cairn/app/database"
 	"cairn/app/guardmatrix"
 	"cairn/modules/accounts"
+	"cairn/modules/route/poi"
 	"cairn/registry"
 )
 
@@ -31,6 +32,8 @@ commands:
   migrate                        apply pending database migrations
   token create --email E --scope S [--scope S] [--name N] [--ttl 720h]
                                  create a personal access token (printed once)
+  pois import FILE [--format xml|pbf]
+                                 load accommodations from OpenStreetMap data (.osm, .osm.pbf)
   guards [--format text|markdown|json]
                                  print the operation × guard matrix
 
@@ -70,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return token(cfg, rest[1:], stdout, stderr)
 	case "guards":
 		return printGuards(cfg, rest[1:], stdout, stderr)
+	case "pois":
+		return importPOIs(cfg, rest[1:], stdout, stderr)
 	default:
 		fs.Usage()
 		return fmt.Errorf("unknown command %q", rest[0])
@@ -177,4 +182,39 @@ func printGuards(cfg config.Config, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return guardmatrix.Write(stdout, reg, *format)
+}
+
+func importPOIs(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[0] != "import" {
+		return errors.New("usage: cairn pois import FILE [--format xml|pbf]")
+	}
+	fs := flag.NewFlagSet("pois import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "xml or pbf (default: from the file name)")
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	var override poi.Format
+	if *format != "" {
+		f, err := poi.ParseFormat(*format)
+		if err != nil {
+			return err
+		}
+		override = f
+	}
+	ctx := context.Background()
+	if _, _, err := app.Migrate(ctx, cfg); err != nil {
+		return err
+	}
+	db, _, err := database.Open(cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := poi.ImportFile(ctx, poi.NewStore(db), args[1], override)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d nodes and %d ways (%v)\n", st.Nodes, st.Ways, st.ByType)
+	return nil
 }
