@@ -1,5 +1,8 @@
 # Cairn: the two commands a newcomer needs are `make run` and `make test`.
 GO      ?= go
+# Pure Go: SQLite (modernc) and PBF decompression need no C toolchain or
+# headers, so the two commands work on a machine with only Go installed.
+export CGO_ENABLED ?= 0
 PKGS    ?= ./...
 CAIRN   := $(GO) run ./app/cmd/cairn
 
