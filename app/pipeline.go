@@ -152,8 +152,13 @@ func Migrate(ctx context.Context, cfg config.Config) (int, database.Engine, erro
 }
 
 // providePlaces finds accommodation candidates in the local points-of-interest
-// store, filled by `cairn pois import`.
-func providePlaces(db *bun.DB) poi.Provider { return poi.NewStore(db) }
+// store, filled by `cairn pois import`, or through Overpass when configured.
+func providePlaces(db *bun.DB, cfg config.Config) poi.Provider {
+	if cfg.OverpassURL != "" {
+		return poi.NewOverpass(cfg.OverpassURL)
+	}
+	return poi.NewStore(db)
+}
 
 // provideRouter routes detours through a self-hosted BRouter when one is
 // configured, along great circles (approximate) otherwise.

@@ -40,6 +40,7 @@ type Config struct {
 	SourceBaseURLs  string        `koanf:"source_base_urls"`
 	RouterURL       string        `koanf:"router_url"`
 	NominatimURL    string        `koanf:"nominatim_url"`
+	OverpassURL     string        `koanf:"overpass_url"`
 }
 
 // Key describes one configuration key, for validation and documentation.
@@ -71,6 +72,7 @@ var Keys = []Key{
 	{"source_base_urls", "", "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
 	{"router_url", "", "base URL of a self-hosted BRouter for add_waypoint; empty for the straight-line router"},
 	{"nominatim_url", "", "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
+	{"overpass_url", "", "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.

@@ -274,17 +274,25 @@ func sameSet(a, b []string) bool {
 	return slices.Equal(x, y)
 }
 
-func (t *Trips) settingsImpact(_ context.Context, c *registry.Call) (registry.Impact, error) {
+func (t *Trips) settingsImpact(ctx context.Context, c *registry.Call) (registry.Impact, error) {
 	prev, merged := c.Previous.(*Trip), c.Merged.(*Trip)
 	changed := changes(prev, merged)
 	if len(changed) == 0 {
 		return registry.Impact{Summary: "nothing changes: the values sent are the stored ones", Loses: []string{}}, nil
 	}
 	im := registry.Impact{Summary: fmt.Sprintf("changes %d setting(s): %v", len(changed), changed), Loses: []string{}}
-	for _, f := range changed {
-		if slices.Contains(recutting, f) {
-			im.Loses = append(im.Loses, "every day is recut from the route: manual splits and chosen accommodations are discarded")
-			break
+	recuts := slices.ContainsFunc(changed, func(f string) bool { return slices.Contains(recutting, f) })
+	if !recuts {
+		return im, nil
+	}
+	stages, err := t.store.Stages(ctx, prev.ID)
+	if err != nil {
+		return registry.Impact{}, err
+	}
+	im.Loses = append(im.Loses, fmt.Sprintf("the %d current days are recut from the route, with every change made to them by hand (labels, moves, rest days, added or deleted days)", len(stages)))
+	for _, s := range stages {
+		if s.Selected != nil {
+			im.Loses = append(im.Loses, fmt.Sprintf("day %d: the chosen accommodation %s", s.Position+1, registry.Quote(s.Selected.Name)))
 		}
 	}
 	return im, nil
