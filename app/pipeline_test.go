@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +108,7 @@ func TestAFailedImportSettlesEverything(t *testing.T) {
 	t.Parallel()
 	a := apptest.New(t)
 	e := newEnv(t, a)
+	calls := a.Provider.Calls.Load()
 	res := a.Do(t, "POST", "/trips", e.token, map[string]any{"sourceUrl": apptest.StravaRoute(404)}, operations.HeaderIdempotencyKey, key())
 	require.Equal(t, http.StatusAccepted, res.Status)
 	id := res.JSON(t)["id"].(string)
@@ -116,6 +118,7 @@ func TestAFailedImportSettlesEverything(t *testing.T) {
 	require.Equal(t, false, got.Structured["partial"], "a failed import is settled, not partial")
 	require.NotContains(t, got.Structured, "days")
 	require.Contains(t, got.Structured["note"], "could not be imported")
+	require.EqualValues(t, 1, a.Provider.Calls.Load()-calls, "a removed route is asked for once: retrying cannot bring it back")
 }
 
 // TestANewGenerationSupersedesOlderWork: a settings change while the import
@@ -145,13 +148,17 @@ func TestANewGenerationSupersedesOlderWork(t *testing.T) {
 	}
 	require.NoError(t, a.DB.NewSelect().Table("computations").Column("name", "generation", "status").
 		Where("trip_id = ?", id).Order("generation", "name").Scan(context.Background(), &rows))
+	gens := map[int64]int{}
 	for _, r := range rows {
+		gens[r.Generation]++
 		if r.Generation == 1 {
 			require.Equal(t, "superseded", r.Status, "%s of the first generation", r.Name)
 		} else {
 			require.Equal(t, "done", r.Status, r.Name)
 		}
 	}
+	require.NotZero(t, gens[1], "the first generation is in the history")
+	require.NotZero(t, gens[2], "so is the second")
 }
 
 // TestUpload: parse and pacing are synchronous, enrichments follow; hostile
@@ -206,5 +213,23 @@ func TestUpload(t *testing.T) {
 		st := a.WaitSettled(t, e.token, id)
 		require.Equal(t, "done", st["computationStatus"].(map[string]any)["terrain"])
 		require.Equal(t, http.StatusOK, a.Do(t, "GET", "/trips/"+id+"/detail", e.token, nil).Status, "the uploader owns the trip")
+	}
+}
+
+// TestListFilters: a title filter matches a substring, case-insensitively,
+// and % or _ in it match themselves only.
+func TestListFilters(t *testing.T) {
+	t.Parallel()
+	a := apptest.New(t)
+	e := newEnv(t, a)
+	id := e.trip(t, nil)
+	a.WaitSettled(t, e.token, id) // the title comes from the source
+	tests := []struct {
+		give string
+		want float64
+	}{{"TEST ROUTE", 1}, {"route 12", 1}, {"%", 0}, {"test_route", 0}, {"nowhere", 0}}
+	for _, tt := range tests {
+		got := a.Do(t, "GET", "/trips?title="+url.QueryEscape(tt.give), e.token, nil).JSON(t)
+		require.Equal(t, tt.want, got["totalItems"], tt.give)
 	}
 }

@@ -71,8 +71,11 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 		case op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete:
 			u := hc.URL()
 			c.Args = f.formArgs(op, u.Query())
+		case len(op.HTTP.Files) > 0 && c.Credential == "":
+			// Nothing is read for a caller authenticate will refuse.
 		case len(op.HTTP.Files) > 0:
-			form, files, unreadable := readMultipart(hc, op.HTTP.Files)
+			form, files, cleanup, unreadable := readMultipart(hc, op.HTTP.Files)
+			defer cleanup() // spooled files go when the request is answered
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
 		default:
 			c.Args, c.Unreadable = readBody(hc)
@@ -159,15 +162,17 @@ const MaxUpload = 31 << 20
 
 // readMultipart reads a multipart form: its fields, and the declared files
 // kept in memory or spooled to disk by the standard library.
-func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string]registry.File, string) {
+func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string]registry.File, func(), string) {
+	nothing := func() {}
 	mt, params, err := mime.ParseMediaType(hc.Header("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, nil, "the request must be multipart/form-data"
+		return nil, nil, nothing, "the request must be multipart/form-data"
 	}
 	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(8 << 20)
 	if err != nil {
-		return nil, nil, "the multipart body could not be read (or is larger than 31 MB)"
+		return nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
 	}
+	cleanup := func() { _ = form.RemoveAll() }
 	files := map[string]registry.File{}
 	for _, name := range fileFields {
 		if fhs := form.File[name]; len(fhs) > 0 {
@@ -178,7 +183,7 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 			}
 		}
 	}
-	return url.Values(form.Value), files, ""
+	return url.Values(form.Value), files, cleanup, ""
 }
 
 func writeOutput(hc huma.Context, op *registry.Operation, out any) {

@@ -116,7 +116,7 @@ func (s *Schemas) CheckArguments(op *registry.Operation, args map[string]json.Ra
 	for k, raw := range args {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return []registry.Violation{{Field: k, Reason: "is not valid JSON"}}
+			return []registry.Violation{{Field: registry.Clip(k), Reason: "is not valid JSON"}}
 		}
 		value[k] = v
 	}
@@ -139,7 +139,7 @@ func violationOf(e error) registry.Violation {
 	if !ok {
 		return registry.Violation{Field: "arguments", Reason: e.Error()}
 	}
-	field := d.Location
+	field := registry.Clip(d.Location) // may be a name the caller made up
 	switch {
 	case d.Message == validation.MsgUnexpectedProperty:
 		return registry.Violation{Field: field, Reason: "is not an argument of this operation; remove it"}

@@ -94,11 +94,6 @@ func (e *Error) Unwrap() error { return e.Err }
 // Fail returns an Error of the given kind with a fixed detail.
 func Fail(k Kind, detail string) *Error { return &Error{Kind: k, Detail: detail} }
 
-// Failf is Fail with formatting. Only quote caller values through Quote.
-func Failf(k Kind, format string, args ...any) *Error {
-	return &Error{Kind: k, Detail: fmt.Sprintf(format, args...)}
-}
-
 // Invalid returns a KindInvalid error listing every violation.
 func Invalid(detail string, vs ...Violation) *Error {
 	return &Error{Kind: KindInvalid, Detail: detail, Violations: vs}
@@ -125,6 +120,15 @@ func AsError(err error) *Error {
 // MaxQuote bounds how much of a caller's value is ever quoted back: in an
 // agent loop a quoted value is third-party text by round trip.
 const MaxQuote = 64
+
+// Clip cuts a caller's text at MaxQuote runes, for a field name that must
+// be named in a refusal but may be anything.
+func Clip(s string) string {
+	if r := []rune(s); len(r) > MaxQuote {
+		return string(r[:MaxQuote]) + "…"
+	}
+	return s
+}
 
 // Quote renders a caller's value for an error message, cut at MaxQuote runes.
 func Quote(s string) string {

@@ -19,9 +19,8 @@ import (
 type Stmt struct {
 	db    *bun.DB
 	query string
-	once  sync.Once
+	mu    sync.Mutex
 	stmt  *sql.Stmt
-	err   error
 }
 
 // Prepare declares a statement written with ? placeholders; they are
@@ -46,14 +45,29 @@ func Prepare(db *bun.DB, query string) *Stmt {
 // QueryRow runs the statement, inside the transaction carried by ctx when
 // there is one.
 func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {
-	s.once.Do(func() { s.stmt, s.err = s.db.DB.PrepareContext(context.Background(), s.query) })
-	if s.err != nil {
-		return nil, s.err
+	stmt, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		return tx.Tx.StmtContext(ctx, s.stmt).QueryRowContext(ctx, args...), nil
+		return tx.Tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...), nil
 	}
-	return s.stmt.QueryRowContext(ctx, args...), nil
+	return stmt.QueryRowContext(ctx, args...), nil
+}
+
+// prepared prepares the statement once it succeeds; a failure (the
+// database down for a moment) is tried again on the next call.
+func (s *Stmt) prepared(ctx context.Context) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt == nil {
+		stmt, err := s.db.DB.PrepareContext(ctx, s.query)
+		if err != nil {
+			return nil, err
+		}
+		s.stmt = stmt
+	}
+	return s.stmt, nil
 }
 
 // NullTime scans a timestamp column on either engine: PostgreSQL hands a

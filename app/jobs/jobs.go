@@ -7,6 +7,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -51,7 +52,8 @@ func (w *worker) Work(ctx context.Context, job *river.Job[ComputeArgs]) error {
 		TripID: job.Args.TripID, Name: job.Args.Name, Generation: job.Args.Generation,
 		Attempt: job.Attempt, MaxAttempts: job.MaxAttempts,
 	})
-	if err != nil && job.Attempt >= job.MaxAttempts {
+	var final *trips.Final
+	if errors.As(err, &final) {
 		return river.JobCancel(err) // already settled as failed: nothing to retry
 	}
 	return err

@@ -114,7 +114,7 @@ func (s *Store) supersede(ctx context.Context, tripID string, current int64) err
 
 // SaveRoute stores the imported route and fills the trip's title (when it
 // has none) and source type.
-func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord, gen int64) error {
+func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	db := database.Conn(ctx, s.db)
 	if _, err := db.NewDelete().Model((*RouteRecord)(nil)).Where("trip_id = ?", rec.TripID).Exec(ctx); err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Store) Route(ctx context.Context, tripID string) (*RouteRecord, error) 
 
 // ReplaceStages stores the days of a trip in place of the previous ones; a
 // trip with at least two days is ready.
-func (s *Store) ReplaceStages(ctx context.Context, tripID string, gen int64, stages []Stage) error {
+func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage) error {
 	db := database.Conn(ctx, s.db)
 	if _, err := db.NewDelete().Model((*Stage)(nil)).Where("trip_id = ?", tripID).Exec(ctx); err != nil {
 		return err
@@ -168,7 +168,7 @@ func (s *Store) Stages(ctx context.Context, tripID string) ([]Stage, error) {
 }
 
 // SaveAlerts stores each stage's alerts (index-aligned with stages).
-func (s *Store) SaveAlerts(ctx context.Context, tripID string, gen int64, stages []Stage, found [][]Alert) error {
+func (s *Store) SaveAlerts(ctx context.Context, tripID string, stages []Stage, found [][]Alert) error {
 	db := database.Conn(ctx, s.db)
 	for i := range stages {
 		list := AlertList{}

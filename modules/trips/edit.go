@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -147,9 +148,13 @@ func (t *Trips) mergeUpdateStage(ctx context.Context, c *registry.Call, in *Upda
 			return d, nil
 		}
 		route, err := t.store.Route(ctx, d.Trip.ID)
-		if err != nil {
+		var perm *Permanent
+		if errors.As(err, &perm) {
 			d.refuse("distance", "this trip has no stored route to recut along")
 			return d, nil
+		}
+		if err != nil {
+			return nil, err
 		}
 		recut(d, i, *in.Distance, route.Decimated)
 	case in.StartPoint != nil || in.EndPoint != nil:
@@ -313,13 +318,19 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
 			return err
 		}
-		if err := t.store.ReplaceStages(ctx, d.Trip.ID, d.Trip.Generation, d.Stages); err != nil {
+		if err := t.store.ReplaceStages(ctx, d.Trip.ID, d.Stages); err != nil {
 			return err
 		}
 		if err := t.store.supersede(ctx, d.Trip.ID, d.Trip.Generation); err != nil {
 			return err
 		}
-		if err := t.store.record(ctx, d.Trip.ID, d.Trip.Generation, map[string]string{ComputeTerrain: StatusPending}); err != nil {
+		pending := map[string]string{}
+		for name, status := range d.Trip.ComputationStatus {
+			if status == StatusPending {
+				pending[name] = status
+			}
+		}
+		if err := t.store.record(ctx, d.Trip.ID, d.Trip.Generation, pending); err != nil {
 			return err
 		}
 		return t.jobs.Dispatch(ctx, d.Trip.ID, d.Trip.Generation, roots...)

@@ -180,9 +180,11 @@ func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInpu
 		}
 		return Detour{}, err
 	}
-	t.progress.Publish(ctx, d.Trip.ID, Event{Type: "route_segment_recalculated", Data: map[string]any{
-		"stageId": s.ID, "reason": "poi_detour", "distance": round1(res.Distance), "elevationGain": res.ElevationGain,
-		"duration": int(res.Duration.Minutes())}})
+	if t.progress != nil { // apps following the trip see the detour too; the answer does not depend on it
+		_ = t.progress.Publish(ctx, d.Trip.ID, Event{Type: "route_segment_recalculated", Data: map[string]any{
+			"stageId": s.ID, "reason": "poi_detour", "distance": round1(res.Distance), "elevationGain": res.ElevationGain,
+			"duration": int(res.Duration.Minutes())}})
+	}
 	return Detour{Stage: dayOf(s), Distance: round1(res.Distance), ElevationGain: res.ElevationGain,
 		Duration: int(res.Duration.Minutes()), Approximate: res.Approximate, Points: len(res.Coordinates),
 		Note: "nothing was stored and the trip's version did not move: the version you hold is still good"}, nil
@@ -194,21 +196,26 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 		return State{}, registry.Invalid("nothing to analyze yet",
 			registry.Violation{Field: "id", Reason: "the trip has no days yet; wait until get_trip says partial: false"})
 	}
-	for _, n := range enrichments {
-		if tr.ComputationStatus[n] == StatusRunning {
-			return State{}, &registry.Error{Kind: registry.KindConflict, Code: "analysis_running",
-				Detail: "an analysis is running already; read the trip with get_trip until it settles"}
-		}
-	}
 	set := map[string]string{}
 	for _, n := range enrichments {
 		set[n] = StatusPending
 	}
 	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := t.store.transition(ctx, tr.ID, tr.Generation, set); err != nil {
+		// Judged on the locked row, so two calls cannot both start one.
+		locked, err := t.store.lockTrip(ctx, tr.ID)
+		if err != nil {
 			return err
 		}
-		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, enrichments...)
+		for _, n := range enrichments {
+			if !Settled(locked.ComputationStatus[n]) && locked.ComputationStatus[n] != "" {
+				return &registry.Error{Kind: registry.KindConflict, Code: "analysis_running",
+					Detail: "an analysis is under way already; read the trip with get_trip until it settles"}
+			}
+		}
+		if err := t.store.transition(ctx, tr.ID, locked.Generation, set); err != nil {
+			return err
+		}
+		return t.jobs.Dispatch(ctx, tr.ID, locked.Generation, enrichments...)
 	})
 	if err != nil {
 		return State{}, err
@@ -246,7 +253,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 		Load: t.loadDays, Validate: registry.ValidateWith(validateDays), Merge: t.mergeWaypoint,
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{OpenWorld: true},
-		Dispatches: true, Record: (*geo.Point)(nil),
+		Record: (*geo.Point)(nil),
 		Handle: t.waypoint,
 	})
 

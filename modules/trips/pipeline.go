@@ -97,8 +97,21 @@ type Permanent struct {
 	Err  error
 }
 
+// Error implements error.
 func (p *Permanent) Error() string { return p.Code + ": " + p.Err.Error() }
+
+// Unwrap exposes the cause.
 func (p *Permanent) Unwrap() error { return p.Err }
+
+// Final wraps the error of a run that settled its computation as failed:
+// the queue must not try it again.
+type Final struct{ Err error }
+
+// Error implements error.
+func (f *Final) Error() string { return "settled as failed: " + f.Err.Error() }
+
+// Unwrap exposes the cause.
+func (f *Final) Unwrap() error { return f.Err }
 
 // errSuperseded ends a run whose generation is no longer the trip's.
 var errSuperseded = errors.New("superseded by a newer generation")
@@ -141,7 +154,7 @@ func (p *Pipeline) Run(ctx context.Context, job Job) error {
 	if perm != nil {
 		p.publish(ctx, job.TripID, "validation_error", map[string]any{"code": perm.Code})
 	}
-	return err
+	return &Final{Err: err}
 }
 
 func (p *Pipeline) run(ctx context.Context, job Job) error {
@@ -205,7 +218,7 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
 			return err
 		}
-		if err := p.store.SaveRoute(ctx, rec, job.Generation); err != nil {
+		if err := p.store.SaveRoute(ctx, rec); err != nil {
 			return err
 		}
 		return p.complete(ctx, job)
@@ -271,7 +284,7 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
 			return err
 		}
-		if err := p.store.ReplaceStages(ctx, job.TripID, job.Generation, stages); err != nil {
+		if err := p.store.ReplaceStages(ctx, job.TripID, stages); err != nil {
 			return err
 		}
 		return p.complete(ctx, job)
@@ -339,7 +352,7 @@ func (p *Pipeline) terrain(ctx context.Context, job Job) error {
 		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
 			return err
 		}
-		if err := p.store.SaveAlerts(ctx, job.TripID, job.Generation, stages, found); err != nil {
+		if err := p.store.SaveAlerts(ctx, job.TripID, stages, found); err != nil {
 			return err
 		}
 		return p.complete(ctx, job)

@@ -122,10 +122,16 @@ func (t *Trips) shareActive(ctx context.Context, _ string, code string) (bool, e
 	return ok, err
 }
 
+// ErrNoShare is the one answer for a code that is unknown or revoked.
+var ErrNoShare = registry.Fail(registry.KindNotFound, "no trip is shared at this address")
+
 func (t *Trips) publicDetail(ctx context.Context, c *registry.Call, _ *NoInput) (Detail, error) {
-	id, _, err := t.sharedTrip(ctx, c.Var("code"))
+	id, ok, err := t.sharedTrip(ctx, c.Var("code"))
 	if err != nil {
 		return Detail{}, err
+	}
+	if !ok { // revoked since the owner rule looked
+		return Detail{}, ErrNoShare
 	}
 	return t.Detail(ctx, id, c.Now)
 }
@@ -235,9 +241,12 @@ func (t *Trips) declareShares(reg *registry.Registry) {
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				id, _, err := t.sharedTrip(ctx, c.Var("code"))
+				id, ok, err := t.sharedTrip(ctx, c.Var("code"))
 				if err != nil {
 					return File{}, err
+				}
+				if !ok {
+					return File{}, ErrNoShare
 				}
 				return t.tripFile(ctx, id, format)
 			},

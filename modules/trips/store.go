@@ -44,7 +44,8 @@ func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
 	t := new(Trip)
 	err := database.Conn(ctx, s.db).NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
 	if database.NoRows(err) {
-		// The owner guard ran first, so the trip vanished meanwhile.
+		// Deleted meanwhile (callers behind the owner guard), or a stale
+		// reference (the pipeline): either way, not found.
 		return nil, registry.Fail(registry.KindNotFound, "not found among your resources; list yours to find the right id")
 	}
 	return t, err
@@ -106,7 +107,7 @@ func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int
 	var out []Trip
 	q := database.Conn(ctx, s.db).NewSelect().Model(&out).Where("user_id = ?", userID)
 	if f.Title != "" {
-		q = q.Where("LOWER(title) LIKE ?", "%"+strings.ToLower(escapeLike(f.Title))+"%")
+		q = q.Where("LOWER(title) LIKE ? ESCAPE '\\'", "%"+strings.ToLower(escapeLike(f.Title))+"%")
 	}
 	if isDate(f.StartFrom) {
 		q = q.Where("start_date >= ?", f.StartFrom)
@@ -123,6 +124,7 @@ func isDate(s string) bool {
 	return err == nil
 }
 
+// escapeLike makes %, _ and the escape itself match literally.
 func escapeLike(s string) string {
-	return strings.NewReplacer("%", "", "_", "").Replace(s)
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
 }

@@ -108,10 +108,10 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		if err := t.store.Insert(ctx, tr); err != nil {
 			return err
 		}
-		if err := t.store.SaveRoute(ctx, rec, tr.Generation); err != nil {
+		if err := t.store.SaveRoute(ctx, rec); err != nil {
 			return err
 		}
-		if err := t.store.ReplaceStages(ctx, tr.ID, tr.Generation, stages); err != nil {
+		if err := t.store.ReplaceStages(ctx, tr.ID, stages); err != nil {
 			return err
 		}
 		if err := t.store.record(ctx, tr.ID, tr.Generation, plan); err != nil {
