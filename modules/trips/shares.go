@@ -42,11 +42,13 @@ type Shared struct {
 	GPXURL    string    `json:"gpxUrl" doc:"The trip as a GPX file, needing no token: hand this link over rather than the file."`
 	Active    bool      `json:"active" doc:"True until revoked with unshare_trip."`
 	CreatedAt time.Time `json:"createdAt" doc:"When the link was made."`
+	Version   int64     `json:"version" doc:"The trip's version, unchanged by sharing: the one you hold stays good."`
 }
 
 // Unshared is the answer of unshare_trip (HTTP answers 204 without it).
 type Unshared struct {
-	Revoked bool `json:"revoked" doc:"Always true: the public address and its files answer 404 from now on."`
+	Revoked bool  `json:"revoked" doc:"Always true: the public address and its files answer 404 from now on."`
+	Version int64 `json:"version" doc:"The trip's version, unchanged by revoking: the one you hold stays good."`
 }
 
 // ErrShareExists refuses a second active share of a trip.
@@ -63,7 +65,11 @@ func newShare(tripID string) *Share {
 }
 
 func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared, error) {
-	sh := newShare(c.Var("id"))
+	tr, err := t.store.Get(ctx, c.Var("id"))
+	if err != nil {
+		return Shared{}, err
+	}
+	sh := newShare(tr.ID)
 	if _, err := database.Conn(ctx, t.store.db).NewInsert().Model(sh).Exec(ctx); err != nil {
 		if database.IsUniqueViolation(err) {
 			return Shared{}, ErrShareExists
@@ -71,7 +77,7 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 		return Shared{}, err
 	}
 	return Shared{ID: sh.ID, Token: sh.Token, ShortCode: sh.ShortCode, URL: "/s/" + sh.ShortCode,
-		GPXURL: "/s/" + sh.ShortCode + "/trip.gpx", Active: true, CreatedAt: sh.CreatedAt}, nil
+		GPXURL: "/s/" + sh.ShortCode + "/trip.gpx", Active: true, CreatedAt: sh.CreatedAt, Version: tr.Version}, nil
 }
 
 // activeShare loads the trip's active share: the read step of unshare.
@@ -102,7 +108,11 @@ func (t *Trips) unshare(ctx context.Context, c *registry.Call, _ *NoInput) (Unsh
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Unshared{}, registry.Fail(registry.KindNotFound, "this trip is not shared")
 	}
-	return Unshared{Revoked: true}, nil
+	tr, err := t.store.Get(ctx, c.Var("id"))
+	if err != nil {
+		return Unshared{}, err
+	}
+	return Unshared{Revoked: true, Version: tr.Version}, nil
 }
 
 // sharedTrip resolves an active share code to its trip id; it is the owner
