@@ -312,7 +312,8 @@ func confirmationResult(req *registry.ConfirmationRequest) *mcp.CallToolResult {
 	}
 	b, _ := json.Marshal(body)
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		// An impact may quote names from third parties (a chosen accommodation).
+		Content:           []mcp.Content{&mcp.TextContent{Text: DataNotice + string(b)}},
 		StructuredContent: json.RawMessage(b),
 	}
 }
