@@ -17,7 +17,7 @@ import (
 
 	"cairn/app/apptest"
 	"cairn/guards"
-	"cairn/modules/route/gpx"
+	"cairn/modules/route/export"
 	"cairn/modules/scopes"
 	"cairn/operations"
 	"cairn/registry"
@@ -66,7 +66,7 @@ func (e env) days(t testing.TB, km int, settings map[string]any) (string, []stri
 	op, ok := e.a.Server.Registry.Lookup("trips.upload")
 	require.True(t, ok)
 	var g bytes.Buffer
-	require.NoError(t, gpx.Write(&g, "Days", apptest.Line(km)))
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Days", Points: apptest.Line(km)}))
 	out := e.a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Args: settings,
 		Files: map[string]apptest.File{"gpxFile": {Name: "days.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
 	require.Equal(t, http.StatusAccepted, out.Status, string(out.Raw))

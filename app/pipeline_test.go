@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn/app/apptest"
-	"cairn/modules/route/gpx"
+	"cairn/modules/route/export"
 	"cairn/modules/route/routefixture"
 	"cairn/operations"
 )
@@ -170,7 +170,7 @@ func TestUpload(t *testing.T) {
 	require.True(t, ok)
 	gpxOf := func(km int) []byte {
 		var b bytes.Buffer
-		require.NoError(t, gpx.Write(&b, "Long ride", apptest.Line(km)))
+		require.NoError(t, export.WriteGPX(&b, export.Track{Name: "Long ride", Points: apptest.Line(km)}))
 		return b.Bytes()
 	}
 	long := routefixture.LongGPX()

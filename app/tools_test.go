@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn/app/apptest"
-	"cairn/modules/route/gpx"
+	"cairn/modules/route/export"
 	"cairn/modules/route/routefixture"
 	"cairn/modules/scopes"
 )
@@ -63,7 +63,7 @@ func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	e := newEnv(t, a)
 	op, _ := a.Server.Registry.Lookup("trips.upload")
 	var g bytes.Buffer
-	require.NoError(t, gpx.Write(&g, "Thirty days", routefixture.Route(7, 24_000, 100))) // 2,400 km with hills
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Thirty days", Points: routefixture.Route(7, 24_000, 100)})) // 2,400 km with hills
 	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token,
 		Args:  map[string]any{"startDate": day(10), "endDate": day(39), "maxDistancePerDay": 100},
 		Files: map[string]apptest.File{"gpxFile": {Name: "long.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})

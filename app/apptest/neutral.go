@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cairn/modules/route/gpx"
+	"cairn/modules/route/export"
 	"cairn/operations"
 	"cairn/registry"
 	"cairn/tools"
@@ -105,7 +105,7 @@ func multipartOf(t testing.TB, r Request) (string, string) {
 		content, ok := r.Files[name]
 		if !ok {
 			var g bytes.Buffer
-			if err := gpx.Write(&g, "Upload", Line(120)); err != nil {
+			if err := export.WriteGPX(&g, export.Track{Name: "Upload", Points: Line(120)}); err != nil {
 				t.Fatal(err)
 			}
 			content = File{Name: "route.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}

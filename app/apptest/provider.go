@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"cairn/app/config"
+	"cairn/modules/route/export"
 	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
 	"cairn/modules/route/routefixture"
 )
 
@@ -46,7 +46,7 @@ func NewProvider(t testing.TB) *Provider {
 			return
 		}
 		var buf bytes.Buffer
-		if err := gpx.Write(&buf, "Test route "+id, Line(km)); err != nil {
+		if err := export.WriteGPX(&buf, export.Track{Name: "Test route " + id, Points: Line(km)}); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"cairn/modules/route/decimate"
+	"cairn/modules/route/export"
 	"cairn/modules/route/geo"
 	"cairn/modules/route/gpx"
 	"cairn/modules/route/pacing"
@@ -28,7 +29,7 @@ func BenchmarkPlanLong(b *testing.B) {
 func BenchmarkImport(b *testing.B) {
 	for _, n := range []int{routefixture.LongPoints / 4, routefixture.LongPoints / 2, routefixture.LongPoints} {
 		var buf bytes.Buffer
-		if err := gpx.Write(&buf, "Import", routefixture.Route(routefixture.LongSeed, n, routefixture.LongSpacing)); err != nil {
+		if err := export.WriteGPX(&buf, export.Track{Name: "Import", Points: routefixture.Route(routefixture.LongSeed, n, routefixture.LongSpacing)}); err != nil {
 			b.Fatal(err)
 		}
 		data := buf.Bytes()

@@ -9,8 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"cairn/modules/route/export"
 	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
 )
 
 // The long route: enough points and kilometres to show that parsing,
@@ -31,7 +31,7 @@ func Long() []geo.Point {
 // LongGPX returns Long written as a single-track GPX file (about 8 MB).
 func LongGPX() []byte {
 	var buf bytes.Buffer
-	if err := gpx.Write(&buf, "Long fixture", Long()); err != nil {
+	if err := export.WriteGPX(&buf, export.Track{Name: "Long fixture", Points: Long()}); err != nil {
 		panic(err) // a bytes.Buffer does not fail
 	}
 	return buf.Bytes()

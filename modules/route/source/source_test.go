@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"cairn/modules/route/export"
 	"cairn/modules/route/fetch"
 	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
 	"cairn/modules/route/source"
 )
 
@@ -156,7 +156,7 @@ func komootCollection(t *testing.T, name string, items ...map[string]any) string
 func stravaGPX(t *testing.T, name string, points []geo.Point) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, gpx.Write(&b, name, points))
+	require.NoError(t, export.WriteGPX(&b, export.Track{Name: name, Points: points}))
 	return b.String()
 }
 
