@@ -127,7 +127,7 @@ func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
 		props[ArgAction] = map[string]any{"type": "string", "enum": actions, "description": "Which change to make."}
 		required = append(required, ArgAction)
 	}
-	op := first(ops)
+	op := ops[0]
 	if op.Precondition == registry.RequireVersion {
 		props[ArgVersion] = map[string]any{"type": "integer", "description": "The version you last read (get_trip publishes it). A stale one is refused: read again and retry."}
 		required = append(required, ArgVersion)
@@ -147,13 +147,11 @@ func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
 	return schema
 }
 
-func first(ops []*registry.Operation) *registry.Operation { return ops[0] }
-
 // outputSchema is the output type's schema; a tool that may answer with a
 // confirmation request publishes that shape too, so nothing is required.
 func (f *Face) outputSchema(ops []*registry.Operation) map[string]any {
-	s := f.schemas.Inline(first(ops).OutputType)
-	if !first(ops).Confirm.Asks() {
+	s := f.schemas.Inline(ops[0].OutputType)
+	if !ops[0].Confirm.Asks() {
 		return s
 	}
 	props, _ := s["properties"].(map[string]any)
@@ -170,7 +168,7 @@ func (f *Face) outputSchema(ops []*registry.Operation) map[string]any {
 func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := map[string]json.RawMessage{}
-		c := &registry.Call{Face: registry.FaceMCP, Now: f.now(), Vars: map[string]string{}, Op: first(ops)}
+		c := &registry.Call{Face: registry.FaceMCP, Now: f.now(), Vars: map[string]string{}, Op: ops[0]}
 		if raw := req.Params.Arguments; len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &args); err != nil || args == nil {
 				c.Unreadable = "the arguments must be a JSON object"

@@ -94,14 +94,6 @@ func (s *Store) record(ctx context.Context, tripID string, gen int64, set map[st
 	return nil
 }
 
-// History lists every computation run of the trip, newest generation first.
-func (s *Store) History(ctx context.Context, tripID string) ([]computationRow, error) {
-	var rows []computationRow
-	err := database.Conn(ctx, s.db).NewSelect().Model(&rows).Where("trip_id = ?", tripID).
-		Order("generation DESC", "name").Scan(ctx)
-	return rows, err
-}
-
 // supersede settles the unsettled work of older generations: it will never
 // write, since its generation is no longer the trip's.
 func (s *Store) supersede(ctx context.Context, tripID string, current int64) error {

@@ -50,7 +50,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
 
-		Handle: t.addStage,
+		Handle: saveWith[AddStageInput](t),
 	})
 
 	registry.Add(reg, registry.Op[UpdateStageInput, StageEdit]{
@@ -64,7 +64,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
 
-		Handle: t.updateStage,
+		Handle: saveWith[UpdateStageInput](t),
 	})
 
 	registry.Add(reg, registry.Op[MoveStageInput, StageEdit]{
@@ -78,7 +78,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
 
-		Handle: t.moveStage,
+		Handle: saveWith[MoveStageInput](t),
 	})
 
 	registry.Add(reg, registry.Op[NoInput, StageEdit]{
@@ -92,7 +92,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
 
-		Handle: t.deleteStage,
+		Handle: saveWith[NoInput](t),
 	})
 
 	registry.Add(reg, registry.Op[NoInput, StageEdit]{
@@ -106,6 +106,6 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
 
-		Handle: t.restDay,
+		Handle: saveWith[NoInput](t),
 	})
 }

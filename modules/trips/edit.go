@@ -347,22 +347,8 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 	return out, nil
 }
 
-func (t *Trips) addStage(ctx context.Context, c *registry.Call, _ *AddStageInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
-}
-
-func (t *Trips) updateStage(ctx context.Context, c *registry.Call, _ *UpdateStageInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
-}
-
-func (t *Trips) moveStage(ctx context.Context, c *registry.Call, _ *MoveStageInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
-}
-
-func (t *Trips) deleteStage(ctx context.Context, c *registry.Call, _ *NoInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
-}
-
-func (t *Trips) restDay(ctx context.Context, c *registry.Call, _ *NoInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
+// saveWith adapts saveDays to an operation's input type: every stage edit
+// writes the same way once its merge has built the new days.
+func saveWith[I any](t *Trips) func(context.Context, *registry.Call, *I) (StageEdit, error) {
+	return func(ctx context.Context, c *registry.Call, _ *I) (StageEdit, error) { return t.saveDays(ctx, c) }
 }

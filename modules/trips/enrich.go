@@ -23,11 +23,7 @@ const ComputeAccommodations = "accommodations"
 var enrichments = []string{ComputeTerrain, ComputeAccommodations}
 
 func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
-	tr, err := p.store.Get(ctx, job.TripID)
-	if err != nil {
-		return err
-	}
-	stages, err := p.store.Stages(ctx, job.TripID)
+	tr, stages, err := p.tripAndDays(ctx, job.TripID)
 	if err != nil {
 		return err
 	}
@@ -52,17 +48,14 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 			found[i] = append(found[i], accommodationOf(c))
 		}
 	}
-	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
-			return err
-		}
+	err = p.commit(ctx, job, func(ctx context.Context) error {
 		for i := range stages {
 			if _, err := database.Conn(ctx, p.store.db).NewUpdate().Model((*Stage)(nil)).
 				Set("accommodations = ?", found[i]).Where("id = ?", stages[i].ID).Exec(ctx); err != nil {
 				return err
 			}
 		}
-		return p.complete(ctx, job)
+		return nil
 	})
 	if err != nil {
 		return err
@@ -144,10 +137,6 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
-}
-
-func (t *Trips) choose(ctx context.Context, c *registry.Call, _ *ChooseInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
 }
 
 // WaypointInput is a point of interest to ride through on a day.
@@ -241,7 +230,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
 		Dispatches: true, Record: (*Accommodation)(nil),
-		Handle: t.choose,
+		Handle: saveWith[ChooseInput](t),
 	})
 
 	registry.Add(reg, registry.Op[WaypointInput, Detour]{
@@ -330,10 +319,6 @@ func (t *Trips) mergeManual(ctx context.Context, c *registry.Call, in *ManualInp
 	return d, nil
 }
 
-func (t *Trips) manual(ctx context.Context, c *registry.Call, _ *ManualInput) (StageEdit, error) {
-	return t.saveDays(ctx, c)
-}
-
 func (t *Trips) declareManual(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[ManualInput, StageEdit]{
 		ID: "stages.manual_accommodation", Summary: "Enter a place to sleep by hand and choose it",
@@ -345,6 +330,6 @@ func (t *Trips) declareManual(reg *registry.Registry) {
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
 		Dispatches: true, Record: (*Accommodation)(nil),
-		Handle: t.manual,
+		Handle: saveWith[ManualInput](t),
 	})
 }

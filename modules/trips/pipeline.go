@@ -201,6 +201,31 @@ func (p *Pipeline) complete(ctx context.Context, job Job) error {
 	return nil
 }
 
+// commit writes a computation's results and marks it done in one
+// transaction, which first checks that the job's generation is still the
+// trip's: stale work writes nothing at all.
+func (p *Pipeline) commit(ctx context.Context, job Job, write func(ctx context.Context) error) error {
+	return database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
+			return err
+		}
+		if err := write(ctx); err != nil {
+			return err
+		}
+		return p.complete(ctx, job)
+	})
+}
+
+// tripAndDays loads a trip and its days, as the enrichments read them.
+func (p *Pipeline) tripAndDays(ctx context.Context, tripID string) (*Trip, []Stage, error) {
+	tr, err := p.store.Get(ctx, tripID)
+	if err != nil {
+		return nil, nil, err
+	}
+	stages, err := p.store.Stages(ctx, tripID)
+	return tr, stages, err
+}
+
 func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	tr, err := p.store.Get(ctx, job.TripID)
 	if err != nil {
@@ -214,15 +239,7 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
-			return err
-		}
-		if err := p.store.SaveRoute(ctx, rec); err != nil {
-			return err
-		}
-		return p.complete(ctx, job)
-	})
+	err = p.commit(ctx, job, func(ctx context.Context) error { return p.store.SaveRoute(ctx, rec) })
 	if err != nil {
 		return err
 	}
@@ -280,15 +297,7 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 			StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry,
 		}
 	}
-	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
-			return err
-		}
-		if err := p.store.ReplaceStages(ctx, job.TripID, stages); err != nil {
-			return err
-		}
-		return p.complete(ctx, job)
-	})
+	err = p.commit(ctx, job, func(ctx context.Context) error { return p.store.ReplaceStages(ctx, job.TripID, stages) })
 	if err != nil {
 		return err
 	}
@@ -336,11 +345,7 @@ func Plan(tr *Trip, rec *RouteRecord) ([]pacing.Stage, error) {
 }
 
 func (p *Pipeline) terrain(ctx context.Context, job Job) error {
-	tr, err := p.store.Get(ctx, job.TripID)
-	if err != nil {
-		return err
-	}
-	stages, err := p.store.Stages(ctx, job.TripID)
+	tr, stages, err := p.tripAndDays(ctx, job.TripID)
 	if err != nil {
 		return err
 	}
@@ -348,15 +353,7 @@ func (p *Pipeline) terrain(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	err = database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
-			return err
-		}
-		if err := p.store.SaveAlerts(ctx, job.TripID, stages, found); err != nil {
-			return err
-		}
-		return p.complete(ctx, job)
-	})
+	err = p.commit(ctx, job, func(ctx context.Context) error { return p.store.SaveAlerts(ctx, job.TripID, stages, found) })
 	if err != nil {
 		return err
 	}
