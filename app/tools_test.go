@@ -35,11 +35,15 @@ func TestToolsList(t *testing.T) {
 			require.Contains(t, string(raw), `"`+hint+`"`, "%s states %s", tool.Name, hint)
 		}
 		var schema struct {
-			Properties map[string]map[string]any `json:"properties"`
+			Properties           map[string]map[string]any `json:"properties"`
+			AdditionalProperties *bool                     `json:"additionalProperties"`
 		}
 		raw, err = json.Marshal(tool.InputSchema)
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, &schema))
+		require.NotNil(t, schema.AdditionalProperties, tool.Name)
+		require.False(t, *schema.AdditionalProperties, "%s publishes exactly its arguments", tool.Name)
+		require.NotNil(t, tool.OutputSchema, "%s has an output schema", tool.Name)
 		for arg, p := range schema.Properties {
 			require.NotEmpty(t, p["description"], "%s.%s has a description", tool.Name, arg)
 		}

@@ -6,10 +6,6 @@ import (
 	"cairn/registry"
 )
 
-// NotFoundDetail is the one answer for an id that is unknown or someone
-// else's: fixed text, the id never echoed, so nothing tells them apart.
-const NotFoundDetail = "not found among your resources; list yours to find the right id"
-
 // Owner authorizes by URI variable before anything is read (404).
 type Owner struct{}
 
@@ -34,7 +30,7 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 		return registry.Internal(err)
 	}
 	if !ok {
-		return registry.Fail(registry.KindNotFound, NotFoundDetail)
+		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 	}
 	return next(ctx, c)
 }

@@ -60,6 +60,11 @@ func Kinds() []Kind {
 	return out
 }
 
+// NotFoundDetail is the one answer for an id that is unknown or someone
+// else's: fixed text, the id never echoed, so nothing tells them apart. A
+// store that finds a record gone after the owner guard answers it too.
+const NotFoundDetail = "not found among your resources; list yours to find the right id"
+
 // Violation names one field of the input or of the merged record and why it
 // was refused. Field is a JSON name (dotted for nested values).
 type Violation struct {

@@ -46,7 +46,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
 	if database.NoRows(err) {
 		// Deleted meanwhile (callers behind the owner guard), or a stale
 		// reference (the pipeline): either way, not found.
-		return nil, registry.Fail(registry.KindNotFound, "not found among your resources; list yours to find the right id")
+		return nil, registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 	}
 	return t, err
 }
