@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -20,23 +19,10 @@ import (
 // 401 problem the HTTP API gives, before any session exists. The guard
 // chain authenticates every tool call again, by the same store.
 func requireBearer(tokens guards.Authenticator, next http.Handler) http.Handler {
+	auth := guards.Authenticate{Tokens: tokens}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		var cred string
-		if len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-			cred = strings.TrimSpace(auth[7:])
-		}
-		if cred == "" {
-			operations.WriteProblem(w, registry.Fail(registry.KindUnauthenticated, "a bearer token is required"))
-			return
-		}
-		p, err := tokens.Authenticate(r.Context(), cred)
-		if err != nil {
-			operations.WriteProblem(w, registry.Internal(err))
-			return
-		}
-		if p == nil {
-			operations.WriteProblem(w, registry.Fail(registry.KindUnauthenticated, "the bearer token is not valid (unknown, revoked or expired)"))
+		if _, err := auth.Principal(r.Context(), registry.BearerCredential(r.Header.Get("Authorization"))); err != nil {
+			operations.WriteProblem(w, err)
 			return
 		}
 		next.ServeHTTP(w, r)

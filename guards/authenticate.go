@@ -25,16 +25,26 @@ func (g Authenticate) Check(ctx context.Context, c *registry.Call, next Next) er
 	if c.Op.Scope == registry.Public {
 		return next(ctx, c)
 	}
-	if c.Credential == "" {
-		return registry.Fail(registry.KindUnauthenticated, "a bearer token is required")
-	}
-	p, err := g.Tokens.Authenticate(ctx, c.Credential)
+	p, err := g.Principal(ctx, c.Credential)
 	if err != nil {
-		return registry.Internal(err)
-	}
-	if p == nil {
-		return registry.Fail(registry.KindUnauthenticated, "the bearer token is not valid (unknown, revoked or expired)")
+		return err
 	}
 	c.Principal = p
 	return next(ctx, c)
+}
+
+// Principal resolves a credential or answers the refusal. The MCP endpoint
+// uses it too, to refuse a session before one exists, with the same words.
+func (g Authenticate) Principal(ctx context.Context, credential string) (*registry.Principal, error) {
+	if credential == "" {
+		return nil, registry.Fail(registry.KindUnauthenticated, "a bearer token is required")
+	}
+	p, err := g.Tokens.Authenticate(ctx, credential)
+	if err != nil {
+		return nil, registry.Internal(err)
+	}
+	if p == nil {
+		return nil, registry.Fail(registry.KindUnauthenticated, "the bearer token is not valid (unknown, revoked or expired)")
+	}
+	return p, nil
 }

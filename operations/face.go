@@ -61,9 +61,7 @@ func (f *Face) Mount(reg *registry.Registry) {
 func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 	return func(hc huma.Context) {
 		c := &registry.Call{Op: op, Face: registry.FaceHTTP, Now: f.now(), Vars: map[string]string{}}
-		if auth := hc.Header("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-			c.Credential = strings.TrimSpace(auth[7:])
-		}
+		c.Credential = registry.BearerCredential(hc.Header("Authorization"))
 		for _, v := range op.URIVariables() {
 			c.Vars[v] = hc.Param(v)
 		}
@@ -252,24 +250,33 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	if e.Kind == registry.KindInternal {
 		f.log.Error("operation failed", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
+	for k, v := range problemHeaders(e) {
+		hc.SetHeader(k, v)
+	}
 	p := e.Problem()
+	writeJSON(hc, p.Status, "application/problem+json", p)
+}
+
+// problemHeaders are what a refusal carries besides its body: the bearer
+// challenge of a 401 or 403, the wait of a 429.
+func problemHeaders(e *registry.Error) map[string]string {
 	switch e.Kind {
 	case registry.KindUnauthenticated:
-		hc.SetHeader("WWW-Authenticate", `Bearer realm="cairn"`)
+		return map[string]string{"WWW-Authenticate": `Bearer realm="cairn"`}
 	case registry.KindForbidden:
-		hc.SetHeader("WWW-Authenticate", `Bearer realm="cairn", error="insufficient_scope", scope="`+string(e.Scope)+`"`)
+		return map[string]string{"WWW-Authenticate": `Bearer realm="cairn", error="insufficient_scope", scope="` + string(e.Scope) + `"`}
 	case registry.KindRateLimited:
-		hc.SetHeader("Retry-After", strconv.Itoa(e.RetryAfter))
+		return map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
 	}
-	writeJSON(hc, p.Status, "application/problem+json", p)
+	return nil
 }
 
 // WriteProblem writes err as problem+json on a plain net/http response, for
 // handlers outside the registry (the MCP endpoint's authentication).
 func WriteProblem(w http.ResponseWriter, err error) {
 	e := registry.AsError(err)
-	if e.Kind == registry.KindUnauthenticated {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+	for k, v := range problemHeaders(e) {
+		w.Header().Set(k, v)
 	}
 	p := e.Problem()
 	b, _ := json.Marshal(p)

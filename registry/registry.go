@@ -290,6 +290,15 @@ func (p *Principal) Has(s Scope) bool {
 	return false
 }
 
+// BearerCredential reads the token of an Authorization header ("Bearer
+// …", any case), or "" — both faces receive it the same way.
+func BearerCredential(authorization string) string {
+	if len(authorization) > 7 && strings.EqualFold(authorization[:7], "bearer ") {
+		return strings.TrimSpace(authorization[7:])
+	}
+	return ""
+}
+
 // Face names the transport a call came through. Guards never branch on it;
 // it exists for logs and metrics.
 type Face string

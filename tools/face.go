@@ -178,9 +178,7 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			c.Op = pickAction(ops, args, c)
 		}
 		if req.Extra != nil {
-			if auth := req.Extra.Header.Get("Authorization"); len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ") {
-				c.Credential = strings.TrimSpace(auth[7:])
-			}
+			c.Credential = registry.BearerCredential(req.Extra.Header.Get("Authorization"))
 		}
 		f.mapArguments(c, args)
 		if c.Op.Confirm.Asks() && req.Session != nil {
