@@ -78,19 +78,23 @@ func (e env) days(t testing.TB, km int, settings map[string]any) (string, []stri
 	return out.Body["id"].(string), ids, &v
 }
 
-// shared makes a trip with days and shares it; it returns the trip's id.
-func (e env) shared(t testing.TB) string {
+// shared makes a trip with days and shares it; it returns the trip's id
+// and the share's public code.
+func (e env) shared(t testing.TB) (string, string) {
 	id, _, _ := e.days(t, 120, nil)
 	res := e.a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil)
 	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
-	return id
+	return id, res.JSON(t)["shortCode"].(string)
 }
 
 func sharedCode(t testing.TB, e env) apptest.Request {
+	_, code := e.shared(t)
+	return apptest.Request{Vars: map[string]string{"code": code}}
+}
+
+func tripWithDays(t testing.TB, e env) apptest.Request {
 	id, _, _ := e.days(t, 120, nil)
-	res := e.a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil)
-	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
-	return apptest.Request{Vars: map[string]string{"code": res.JSON(t)["shortCode"].(string)}}
+	return apptest.Request{Vars: map[string]string{"id": id}}
 }
 
 func stageReq(t testing.TB, e env, km int, settings map[string]any, which int, args map[string]any) apptest.Request {
@@ -140,26 +144,18 @@ var fixtures = map[string]fixture{
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
 	},
 	"shares.revoke": func(t testing.TB, e env) apptest.Request {
-		return apptest.Request{Vars: map[string]string{"id": e.shared(t)}}
+		id, _ := e.shared(t)
+		return apptest.Request{Vars: map[string]string{"id": id}}
 	},
 	"shares.read":     sharedCode,
 	"shares.file_gpx": sharedCode,
 	"shares.file_fit": sharedCode,
-	"trips.file_gpx": func(t testing.TB, e env) apptest.Request {
-		id, _, _ := e.days(t, 120, nil)
-		return apptest.Request{Vars: map[string]string{"id": id}}
-	},
-	"trips.file_fit": func(t testing.TB, e env) apptest.Request {
-		id, _, _ := e.days(t, 120, nil)
-		return apptest.Request{Vars: map[string]string{"id": id}}
-	},
+	"trips.file_gpx":  tripWithDays,
+	"trips.file_fit":  tripWithDays,
 	"places.search": func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Args: map[string]any{"q": "Lyon"}}
 	},
-	"trips.analyze": func(t testing.TB, e env) apptest.Request {
-		id, _, _ := e.days(t, 120, nil)
-		return apptest.Request{Vars: map[string]string{"id": id}}
-	},
+	"trips.analyze": tripWithDays,
 	"stages.choose_accommodation": func(t testing.TB, e env) apptest.Request {
 		return stageReq(t, e, 200, nil, 0, map[string]any{"selectedAccommodationLat": nil, "selectedAccommodationLon": nil})
 	},
