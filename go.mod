@@ -1,4 +1,4 @@
-module cairn
+module cairn.dev/cairn
 
 go 1.26.8
 

@@ -1,5 +1,17 @@
-// Package app is the composition root: it wires the modules, the guard
-// chain and both faces with fx, loads the configuration and runs the server.
+// Package app is the framework's composition root. A product hands it its
+// modules; it loads nothing of its own beyond the framework: storage and
+// migrations, the guard chain and its stores, the rate limiter, the job
+// queue, the progress hub, both faces and the server's lifecycle, wired
+// with fx.
+//
+// What a module contributes travels through fx groups, so nothing here
+// names a product package:
+//
+//   - registry.Declarer in group "declarations": its operations and scopes;
+//   - jobs.Work in group "jobs": its background workers.
+//
+// Its migrations and configuration keys travel on the Module itself. The
+// product provides one guards.Authenticator: who a bearer token is.
 package app
 
 import (
@@ -9,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -16,37 +29,65 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
-	"cairn/app/config"
-	"cairn/app/database"
-	"cairn/app/guardstore"
-	"cairn/app/ratelimit"
-	"cairn/guards"
-	"cairn/modules/accounts"
-	"cairn/modules/placesearch"
-	"cairn/modules/trips"
-	"cairn/operations"
-	"cairn/registry"
-	"cairn/tools"
+	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/app/guardstore"
+	"cairn.dev/cairn/app/jobs"
+	"cairn.dev/cairn/app/ratelimit"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/operations"
+	"cairn.dev/cairn/progress"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/tools"
 )
 
-// Version is the server's version, set at build time.
-var Version = "0.1.0"
+// Module is one feature of a product.
+type Module struct {
+	Name       string
+	Options    fx.Option           // its providers; nil when it has none
+	Migrations []migrations.Source // its tables
+	Keys       []config.Key        // its configuration keys, read back with config.Config.Decode
+}
 
-// Modules lists the feature modules. A new module is added here.
-var Modules = fx.Options(
-	accounts.Module,
-	trips.Module,
-	placesearch.Module,
-)
+// Product is what a team builds on the framework: a name and its modules.
+type Product struct {
+	Name         string // short machine name, e.g. "cairn" (the MCP implementation name)
+	Title        string // for people: the OpenAPI title and the MCP implementation title
+	Version      string
+	Description  string // the OpenAPI document's description
+	Instructions string // what an MCP client is told about the server
+	Modules      []Module
+}
 
-// Options is the whole application for a configuration. Tests and the
-// cairn command build it alike.
-func Options(cfg config.Config, log *slog.Logger) fx.Option {
-	return fx.Options(
-		fx.Supply(cfg, log),
+// Keys are the product's configuration keys, for config.Load.
+func (p Product) Keys() []config.Key {
+	var out []config.Key
+	for _, m := range p.Modules {
+		out = append(out, m.Keys...)
+	}
+	return out
+}
+
+// Migrations orders the framework's and every module's migrations into one
+// history.
+func (p Product) Migrations() (*migrate.Migrations, error) {
+	var sources []migrations.Source
+	for _, m := range p.Modules {
+		sources = append(sources, m.Migrations...)
+	}
+	return migrations.Collect(sources...)
+}
+
+// Options is the whole application of a product for a configuration. Tests
+// and commands build it alike.
+func Options(p Product, cfg config.Config, log *slog.Logger) fx.Option {
+	opts := []fx.Option{
+		fx.Supply(p, cfg, log),
 		fx.WithLogger(func() fxevent.Logger {
 			if cfg.LogLevel != "debug" {
 				return fxevent.NopLogger // fx's wiring events are noise unless debugging
@@ -54,15 +95,23 @@ func Options(cfg config.Config, log *slog.Logger) fx.Option {
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
 		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
-			provideProgress, provideQueue, provideSource, providePlaces, provideRouter, provideSearcher),
-		Modules,
-		fx.Decorate(func(s *accounts.Store) *accounts.Store { s.SetCacheTTL(cfg.AuthCacheTTL); return s }),
-		fx.Invoke(mount, startQueue),
-	)
+			provideProgress, provideQueue, registry.New),
+	}
+	for _, m := range p.Modules {
+		if m.Options != nil {
+			opts = append(opts, m.Options)
+		}
+	}
+	opts = append(opts, fx.Invoke(declare, mount, startQueue))
+	return fx.Options(opts...)
 }
 
-func provideDB(lc fx.Lifecycle, cfg config.Config, log *slog.Logger) (*bun.DB, database.Engine, error) {
-	db, engine, err := database.Open(cfg.DatabaseURL, cfg.DataDir)
+func provideDB(lc fx.Lifecycle, p Product, cfg config.Config, log *slog.Logger) (*bun.DB, storage.Engine, error) {
+	ms, err := p.Migrations()
+	if err != nil {
+		return nil, "", err
+	}
+	db, engine, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -71,20 +120,20 @@ func provideDB(lc fx.Lifecycle, cfg config.Config, log *slog.Logger) (*bun.DB, d
 			if err := db.PingContext(ctx); err != nil {
 				return fmt.Errorf("database (%s) is not reachable: %w", engine, err)
 			}
-			if engine == database.SQLite {
-				n, err := database.Migrate(ctx, db)
+			if engine == storage.SQLite {
+				n, err := storage.Migrate(ctx, db, ms)
 				if err != nil {
 					return err
 				}
 				log.Info("database ready", "engine", engine, "migrations_applied", n)
 				return nil
 			}
-			n, err := database.Pending(ctx, db)
+			n, err := storage.Pending(ctx, db, ms)
 			if err != nil {
 				return err
 			}
 			if n > 0 {
-				return fmt.Errorf("database has %d pending migration(s): run `cairn migrate` first", n)
+				return fmt.Errorf("database has %d pending migration(s): run the migrate command first", n)
 			}
 			log.Info("database ready", "engine", engine)
 			return nil
@@ -124,6 +173,52 @@ func provideLimiter(cfg config.Config, rc *redis.Client) guards.Limiter {
 	return ratelimit.Redis{Client: rc, Prefix: cfg.RedisPrefix + "rl:"}
 }
 
+// provideProgress shares progress through Redis when configured, so a
+// stream opened on one replica sees work done on another.
+func provideProgress(cfg config.Config, rc *redis.Client) progress.Hub {
+	if rc == nil {
+		return progress.NewLocal()
+	}
+	return progress.Redis{Client: rc, Prefix: cfg.RedisPrefix + "progress:"}
+}
+
+func provideQueue(db *bun.DB, engine storage.Engine, cfg config.Config) (*jobs.Queue, error) {
+	return jobs.Open(db, engine, storage.SQLitePath(cfg.DatabaseURL, cfg.DataDir))
+}
+
+type queueParams struct {
+	fx.In
+	LC     fx.Lifecycle
+	Queue  *jobs.Queue
+	DB     *bun.DB
+	Engine storage.Engine
+	Cfg    config.Config
+	Log    *slog.Logger
+	Work   []jobs.Work `group:"jobs"`
+}
+
+// startQueue runs the job queue once the database is ready (its hook is
+// appended after the database's), and stops it first on shutdown: running
+// jobs get the grace period, then are cancelled and retried later.
+func startQueue(p queueParams) {
+	p.LC.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if p.Engine == storage.SQLite {
+				if err := p.Queue.Migrate(ctx); err != nil {
+					return fmt.Errorf("job queue migrations: %w", err)
+				}
+			} else if msgs, err := p.Queue.Validate(ctx); err != nil || len(msgs) > 0 {
+				return fmt.Errorf("job queue is not migrated (%v %s): run the migrate command first", err, strings.Join(msgs, "; "))
+			}
+			return p.Queue.Start(context.Background(), jobs.Config{
+				Workers: p.Cfg.Workers, PollInterval: p.Cfg.JobPollInterval,
+				Purgers: []jobs.Purger{guardstore.Keys{DB: p.DB}, guardstore.Confirmations{DB: p.DB}},
+			}, p.Work, p.Log.With("component", "jobs"))
+		},
+		OnStop: func(ctx context.Context) error { return p.Queue.Stop(ctx) },
+	})
+}
+
 // HTTP holds the router and the huma API the HTTP face registers on.
 type HTTP struct {
 	Mux     *http.ServeMux
@@ -131,25 +226,25 @@ type HTTP struct {
 	Schemas *operations.Schemas
 }
 
-func provideAPI(cfg config.Config) *HTTP {
+func provideAPI(p Product, cfg config.Config) *HTTP {
 	mux := http.NewServeMux()
-	hc := huma.DefaultConfig("Cairn", Version)
-	hc.Info.Description = "Plan bikepacking trips: import a route, cut it into days, edit the days, pick accommodations, share, export. " +
-		"Every operation is also an MCP tool at /mcp unless its description says why not."
+	hc := huma.DefaultConfig(p.Title, p.Version)
+	hc.Info.Description = p.Description
 	hc.Info.License = &huma.License{Name: "MIT", Identifier: "MIT"}
 	hc.Servers = []*huma.Server{{URL: cfg.URL(), Description: "this server"}}
 	hc.DocsPath = ""     // served by operations.MountDocs, offline
 	hc.CreateHooks = nil // the $schema links huma adds serve huma.Register handlers, which the faces do not use
+	hc.Components.Schemas = operations.NewSchemaRegistry()
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "Personal access token (`cairn token create`)."},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "A bearer access token."},
 	}
 	api := humago.New(mux, hc)
 	return &HTTP{Mux: mux, API: api, Schemas: operations.NewSchemas(api.OpenAPI().Components.Schemas)}
 }
 
-func provideChain(cfg config.Config, db *bun.DB, accts *accounts.Store, limiter guards.Limiter, h *HTTP) (*guards.Chain, error) {
+func provideChain(cfg config.Config, db *bun.DB, auth guards.Authenticator, limiter guards.Limiter, h *HTTP) (*guards.Chain, error) {
 	return guards.NewChain(
-		guards.Authenticate{Tokens: accts},
+		guards.Authenticate{Tokens: auth},
 		guards.Scope{},
 		guards.RateLimit{Limiter: limiter},
 		guards.Owner{},
@@ -160,7 +255,7 @@ func provideChain(cfg config.Config, db *bun.DB, accts *accounts.Store, limiter 
 		guards.Lock{},
 		guards.Precondition{},
 		guards.Confirm{Store: guardstore.Confirmations{DB: db}, TTL: cfg.ConfirmTTL},
-		guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: database.Tx{DB: db}},
+		guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: storage.Tx{DB: db}},
 	)
 }
 
@@ -184,44 +279,53 @@ func (s *Server) URL() string {
 	return s.cfg.URL()
 }
 
-func provideServer(cfg config.Config) *Server { return &Server{cfg: cfg} }
+func provideServer(cfg config.Config, reg *registry.Registry) *Server {
+	return &Server{cfg: cfg, Registry: reg}
+}
 
-type mountParams struct {
+type declareParams struct {
 	fx.In
-	LC        fx.Lifecycle
-	Cfg       config.Config
-	Log       *slog.Logger
-	DB        *bun.DB
-	Redis     *redis.Client
-	HTTP      *HTTP
-	Chain     *guards.Chain
-	Accounts  *accounts.Store
-	Server    *Server
+	Registry  *registry.Registry
 	Declarers []registry.Declarer `group:"declarations"`
 }
 
-// mount is the one place that fills the registry, checks it and mounts both
-// faces, so nothing depends on the order fx runs constructors in.
-func mount(p mountParams) error {
-	reg := registry.New()
+// declare fills the registry from every module and checks it, before
+// anything starts: a broken declaration names every problem at once.
+func declare(p declareParams) error {
 	for _, d := range p.Declarers {
-		d(reg)
+		d(p.Registry)
 	}
-	if err := reg.Check(); err != nil {
-		return err
-	}
+	return p.Registry.Check()
+}
+
+type mountParams struct {
+	fx.In
+	LC      fx.Lifecycle
+	Product Product
+	Cfg     config.Config
+	Log     *slog.Logger
+	DB      *bun.DB
+	Redis   *redis.Client
+	HTTP    *HTTP
+	Chain   *guards.Chain
+	Auth    guards.Authenticator
+	Server  *Server
+}
+
+// mount serves both faces of the checked registry, and the listener.
+func mount(p mountParams) {
 	s := p.Server
-	s.Registry = reg
-	s.HTTP = operations.New(p.HTTP.API, p.Chain, p.HTTP.Schemas, p.Log)
+	reg := s.Registry
+	s.HTTP = operations.New(p.HTTP.API, p.Chain, p.HTTP.Schemas, p.Log, p.Cfg.MaxBody)
 	s.HTTP.Mount(reg)
 
-	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "Cairn trip planner", Version: Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: p.Log.With("component", "mcp")})
+	mcpServer := mcp.NewServer(&mcp.Implementation{Name: p.Product.Name, Title: p.Product.Title, Version: p.Product.Version},
+		&mcp.ServerOptions{Instructions: p.Product.Instructions, Logger: p.Log.With("component", "mcp")})
 	s.MCP = tools.New(mcpServer, p.Chain, p.HTTP.Schemas, p.Log)
 	s.MCP.Mount(reg)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, Logger: p.Log.With("component", "mcp")})
-	p.HTTP.Mux.Handle("/mcp", requireBearer(p.Accounts, mcpHandler))
+	p.HTTP.Mux.Handle("/mcp", operations.LimitBody(p.Cfg.MaxBody, requireBearer(p.Auth, mcpHandler)))
 
 	operations.MountDocs(p.HTTP.Mux)
 	mountHealth(p.HTTP.Mux, p.DB, p.Redis)
@@ -250,22 +354,46 @@ func mount(p mountParams) error {
 			return srv.Shutdown(ctx)
 		},
 	})
-	return nil
 }
 
-const instructions = "Cairn plans bikepacking trips. Create a trip from a route address with create_trip, " +
-	"then read it with get_trip (partial: true while the days are computed; poll again later). " +
-	"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
-	"and a confirmationToken first, and act when called again with it and the same arguments."
-
-// Registry builds the application's registry without starting anything:
+// Registry builds the product's registry without starting anything:
 // nothing connects until start, so this needs no database or network.
-func Registry(cfg config.Config) (*registry.Registry, error) {
-	var srv *Server
-	log := slog.New(slog.DiscardHandler)
-	fxApp := fx.New(Options(cfg, log), fx.NopLogger, fx.Populate(&srv))
+func Registry(p Product, cfg config.Config) (*registry.Registry, error) {
+	var reg *registry.Registry
+	fxApp := fx.New(Options(p, cfg, slog.New(slog.DiscardHandler)), fx.NopLogger, fx.Populate(&reg))
 	if err := fxApp.Err(); err != nil {
 		return nil, err
 	}
-	return srv.Registry, nil
+	return reg, nil
+}
+
+// Migrate applies the product's migrations and the job queue's own to the
+// configured database, and reports how many product migrations ran.
+func Migrate(ctx context.Context, p Product, cfg config.Config) (int, storage.Engine, error) {
+	ms, err := p.Migrations()
+	if err != nil {
+		return 0, "", err
+	}
+	db, engine, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return 0, "", err
+	}
+	defer db.Close()
+	n, err := storage.Migrate(ctx, db, ms)
+	if err != nil {
+		return 0, engine, err
+	}
+	q, err := jobs.Open(db, engine, storage.SQLitePath(cfg.DatabaseURL, cfg.DataDir))
+	if err != nil {
+		return n, engine, err
+	}
+	defer q.Stop(ctx)
+	return n, engine, q.Migrate(ctx)
+}
+
+// TokenIssuer mints a bearer token for a person, creating them when absent:
+// what tests (app/apptest, app/conformance) and development start-ups use to
+// act as a user. A product provides one beside its guards.Authenticator.
+type TokenIssuer interface {
+	IssueToken(ctx context.Context, email string, scopes []registry.Scope) (string, error)
 }

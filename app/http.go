@@ -10,9 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
-	"cairn/guards"
-	"cairn/operations"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/operations"
+	"cairn.dev/cairn/registry"
 )
 
 // requireBearer refuses an MCP request without a valid token with the same

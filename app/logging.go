@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"os"
 
-	"cairn/app/config"
+	"cairn.dev/cairn/app/config"
 )
 
 // NewLogger returns the process logger: readable text on a terminal, JSON

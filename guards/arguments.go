@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // ArgumentChecker judges the arguments as sent against the schema both faces

@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Authenticator resolves a bearer credential into a principal. It answers
@@ -22,9 +22,6 @@ func (Authenticate) Name() string { return NameAuthenticate }
 
 // Check implements Guard.
 func (g Authenticate) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if c.Op.Scope == registry.Public {
-		return next(ctx, c)
-	}
 	p, err := g.Principal(ctx, c.Credential)
 	if err != nil {
 		return err

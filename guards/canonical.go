@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strconv"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Canonical renders a JSON value with object keys sorted recursively and no

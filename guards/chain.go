@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Next continues the chain.
@@ -74,13 +74,16 @@ func (ch *Chain) Run(ctx context.Context, c *registry.Call) error {
 	return ch.step(0)(ctx, c)
 }
 
+// step continues at the first guard from i on that applies to the call's
+// operation: a guard never judges whether it applies itself.
 func (ch *Chain) step(i int) Next {
-	if i == len(ch.guards) {
-		return handle
-	}
-	g := ch.guards[i]
 	return func(ctx context.Context, c *registry.Call) error {
-		return g.Check(ctx, c, ch.step(i+1))
+		for ; i < len(ch.guards); i++ {
+			if g := ch.guards[i]; Applies(g.Name(), c.Op) {
+				return g.Check(ctx, c, ch.step(i+1))
+			}
+		}
+		return handle(ctx, c)
 	}
 }
 

@@ -2,12 +2,14 @@ package guards_test
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/guards"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
 )
 
 type named struct {
@@ -36,11 +38,72 @@ func TestChainRunsInOrderWhateverTheGivenOrder(t *testing.T) {
 	ch, err := guards.NewChain(all(&log)...)
 	require.NoError(t, err)
 	require.Equal(t, guards.Order, ch.Names())
-	op := &registry.Operation{ID: "x.y", Handle: func(context.Context, *registry.Call) (any, error) { return "done", nil }}
-	c := &registry.Call{Op: op}
+	c := &registry.Call{Op: everyGuard()}
 	require.NoError(t, ch.Run(context.Background(), c))
 	require.Equal(t, guards.Order, log)
 	require.Equal(t, "done", c.Output)
+}
+
+// everyGuard is an operation declaring every guard.
+func everyGuard() *registry.Operation {
+	load := func(context.Context, *registry.Call) (registry.Record, error) { return nil, nil }
+	return &registry.Operation{
+		ID: "x.y", Scope: "x:write",
+		HTTP:         registry.Patch("/x/{id}", 200),
+		Owner:        registry.ByURIVariable("id", func(context.Context, string, string) (bool, error) { return true, nil }),
+		RateLimit:    registry.PerUser(1, time.Second),
+		Load:         load,
+		Merge:        load,
+		Validate:     registry.ValidateWith(func(registry.Record) []registry.Violation { return nil }),
+		Lock:         registry.LockWhen("locked", func(registry.Record, time.Time) bool { return false }),
+		Precondition: registry.RequireVersion,
+		Confirm:      registry.ConfirmWith(func(context.Context, *registry.Call) (registry.Impact, error) { return registry.Impact{}, nil }),
+		Idempotency:  registry.CreationReplayedBy(func(context.Context, *registry.Call, string) (any, error) { return nil, nil }),
+		Handle:       func(context.Context, *registry.Call) (any, error) { return "done", nil },
+	}
+}
+
+// TestChainSkipsWhatDoesNotApply: the chain asks guards.Applies, so a guard
+// never runs for an operation that does not declare it.
+func TestChainSkipsWhatDoesNotApply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		op   func(op *registry.Operation)
+		want []string
+	}{
+		{"a plain read", func(op *registry.Operation) {
+			*op = registry.Operation{ID: "x.list", Scope: "x:read", HTTP: registry.Get("/x"), Handle: op.Handle}
+		}, []string{guards.NameAuthenticate, guards.NameScope, guards.NameArguments}},
+		{"a public read", func(op *registry.Operation) {
+			*op = registry.Operation{ID: "x.public", Scope: registry.Public, HTTP: registry.Get("/s/{code}"), Handle: op.Handle}
+		}, []string{guards.NameArguments}},
+		{"a write without confirmation", func(op *registry.Operation) { op.Confirm = registry.NoConfirm },
+			without(guards.Order, guards.NameConfirm)},
+	}
+	for _, tt := range tests {
+		var log []string
+		ch, err := guards.NewChain(all(&log)...)
+		require.NoError(t, err)
+		op := everyGuard()
+		tt.op(op)
+		c := &registry.Call{Op: op}
+		require.NoError(t, ch.Run(context.Background(), c), tt.name)
+		require.Equal(t, tt.want, log, tt.name)
+		for _, g := range guards.Order {
+			require.Equal(t, slices.Contains(tt.want, g), guards.Applies(g, op), "%s: %s", tt.name, g)
+		}
+	}
+}
+
+func without(names []string, drop string) []string {
+	var out []string
+	for _, n := range names {
+		if n != drop {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func TestChainRefusesAMissingOrUnknownGuard(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // ConfirmationTTL is how long a confirmation token stays usable by default.
@@ -38,9 +38,6 @@ func (Confirm) Name() string { return NameConfirm }
 
 // Check implements Guard.
 func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if !c.Op.Confirm.Asks() {
-		return next(ctx, c)
-	}
 	digest, err := Digest(c)
 	if err != nil {
 		return registry.Internal(err)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Key lengths accepted for a caller's idempotency key (ADR-077).
@@ -65,9 +65,6 @@ var errReplay = errors.New("replay")
 
 // Check implements Guard.
 func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if !c.Op.Idempotency.Creation() {
-		return next(ctx, c)
-	}
 	if n := len(c.IdempotencyKey); n < MinKeyLength || n > MaxKeyLength {
 		detail := "an idempotency key is required: 16 to 255 characters, the same on every retry of one intent"
 		if n > 0 {

@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Lock refuses a write to a locked record (423), judged on Previous.
@@ -17,7 +17,7 @@ func (Lock) Name() string { return NameLock }
 // Check implements Guard.
 func (Lock) Check(ctx context.Context, c *registry.Call, next Next) error {
 	l := c.Op.Lock
-	if l.Applies() && l.Locked(c.Previous, c.Now) {
+	if l.Locked(c.Previous, c.Now) {
 		return registry.Fail(registry.KindLocked, l.Reason)
 	}
 	return next(ctx, c)

@@ -1,37 +1,6 @@
 package guards
 
-import "cairn/registry"
-
-// Applies reports whether the guard named name does anything for op, by its
-// declaration alone. Authentication, scope and arguments apply to every
-// operation; the others only where declared.
-func Applies(name string, op *registry.Operation) bool {
-	switch name {
-	case NameAuthenticate, NameScope:
-		return op.Scope != registry.Public
-	case NameArguments:
-		return true
-	case NameRateLimit:
-		return op.RateLimit.Limited()
-	case NameOwner:
-		return op.Owner.ByVariable()
-	case NameRead:
-		return op.Load != nil
-	case NameMerge:
-		return op.Merge != nil
-	case NameValidate:
-		return op.Validate.Validates()
-	case NameLock:
-		return op.Lock.Applies()
-	case NamePrecondition:
-		return op.Precondition == registry.RequireVersion
-	case NameConfirm:
-		return op.Confirm.Asks()
-	case NameIdempotency:
-		return op.Idempotency.Creation()
-	}
-	return false
-}
+import "cairn.dev/cairn/registry"
 
 // Row is one operation of the guard matrix.
 type Row struct {

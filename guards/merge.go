@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Merge applies the input onto a copy of Previous (or onto defaults, for a
@@ -17,9 +17,6 @@ func (Merge) Name() string { return NameMerge }
 
 // Check implements Guard.
 func (Merge) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if c.Op.Merge == nil {
-		return next(ctx, c)
-	}
 	merged, err := c.Op.Merge(ctx, c)
 	if err != nil {
 		return err

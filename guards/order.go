@@ -1,5 +1,7 @@
 package guards
 
+import "cairn.dev/cairn/registry"
+
 // The guard names. They are what `cairn guards` prints and what the coverage
 // walk reports.
 const (
@@ -32,4 +34,38 @@ var Order = []string{
 	NamePrecondition, // expected version against Previous: 428 missing, 412 stale
 	NameConfirm,      // innermost short circuit: never ask to confirm what lock or version would refuse
 	NameIdempotency,  // creations: same key and digest replays; another digest is 409
+}
+
+// Applies reports whether the guard named name does anything for op, by its
+// declaration alone. It is the one answer to that question: the chain skips
+// a guard that does not apply, `cairn guards` prints it, and the
+// conformance kit drives a refusal for each guard that does. Arguments
+// apply to every operation, authentication and scope to every one that is
+// not public, the others only where declared.
+func Applies(name string, op *registry.Operation) bool {
+	switch name {
+	case NameAuthenticate, NameScope:
+		return op.Scope != registry.Public
+	case NameArguments:
+		return true
+	case NameRateLimit:
+		return op.RateLimit.Limited()
+	case NameOwner:
+		return op.Owner.ByVariable()
+	case NameRead:
+		return op.Load != nil
+	case NameMerge:
+		return op.Merge != nil
+	case NameValidate:
+		return op.Validate.Validates()
+	case NameLock:
+		return op.Lock.Applies()
+	case NamePrecondition:
+		return op.Precondition == registry.RequireVersion
+	case NameConfirm:
+		return op.Confirm.Asks()
+	case NameIdempotency:
+		return op.Idempotency.Creation()
+	}
+	return false
 }

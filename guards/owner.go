@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Owner authorizes by URI variable before anything is read (404).
@@ -17,9 +17,6 @@ func (Owner) Name() string { return NameOwner }
 // Check implements Guard.
 func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 	rule := c.Op.Owner
-	if !rule.ByVariable() {
-		return next(ctx, c)
-	}
 	id := c.Var(rule.Var)
 	if id == "" {
 		return &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",

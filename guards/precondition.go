@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Precondition refuses a write whose expected version is missing (428) or
@@ -19,8 +19,9 @@ func (Precondition) Name() string { return NamePrecondition }
 
 // Check implements Guard.
 func (Precondition) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if c.Op.Precondition != registry.RequireVersion {
-		return next(ctx, c)
+	if c.VersionMalformed {
+		return &registry.Error{Kind: registry.KindMalformed, Code: "version_malformed",
+			Detail: "the expected version must be an integer: If-Match: \"3\" on HTTP, version: 3 on MCP"}
 	}
 	if c.ExpectedVersion == nil {
 		return registry.Fail(registry.KindPreconditionRequired,

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Limiter counts calls in a sliding window. Allow records the call when it is
@@ -25,9 +25,6 @@ func (RateLimit) Name() string { return NameRateLimit }
 // Check implements Guard.
 func (g RateLimit) Check(ctx context.Context, c *registry.Call, next Next) error {
 	r := c.Op.RateLimit
-	if !r.Limited() {
-		return next(ctx, c)
-	}
 	ok, wait, err := g.Limiter.Allow(ctx, c.Op.ID+":"+c.UserID(), r.Limit, r.Window)
 	if err != nil {
 		return registry.Internal(err)

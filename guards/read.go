@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Read loads the stored record as Previous. Nothing after it may modify
@@ -17,9 +17,6 @@ func (Read) Name() string { return NameRead }
 
 // Check implements Guard.
 func (Read) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if c.Op.Load == nil {
-		return next(ctx, c)
-	}
 	prev, err := c.Op.Load(ctx, c)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Scope refuses a credential that lacks the operation's scope (403).
@@ -16,7 +16,7 @@ func (Scope) Name() string { return NameScope }
 
 // Check implements Guard.
 func (Scope) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if c.Op.Scope != registry.Public && !c.Principal.Has(c.Op.Scope) {
+	if !c.Principal.Has(c.Op.Scope) {
 		return &registry.Error{
 			Kind:   registry.KindForbidden,
 			Detail: "the token lacks the scope " + string(c.Op.Scope) + "; create a token that carries it",

@@ -3,7 +3,7 @@ package guards
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Validate judges the merged record and lists every violation (422). It
@@ -17,9 +17,6 @@ func (Validate) Name() string { return NameValidate }
 
 // Check implements Guard.
 func (Validate) Check(ctx context.Context, c *registry.Call, next Next) error {
-	if !c.Op.Validate.Validates() {
-		return next(ctx, c)
-	}
 	if vs := c.Op.Validate.Check(c.Merged); len(vs) > 0 {
 		return registry.Invalid("the record would break these rules; nothing was written", vs...)
 	}

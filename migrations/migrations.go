@@ -1,10 +1,20 @@
-// Package migrations holds the schema as numbered up/down SQL files, embedded
-// in the binary. The same files run on PostgreSQL and SQLite: they use only
-// types and statements both engines accept.
+// Package migrations holds the framework's own tables (what the guards
+// remember: idempotency keys, confirmation tokens) and the migrator that
+// orders the migrations every module contributes into one history.
+//
+// A module embeds its numbered up/down SQL files and contributes them as a
+// Source. The files are named <timestamp>_<name>.up.sql and .down.sql; the
+// timestamp orders the whole history, across modules. The same files run on
+// PostgreSQL and SQLite: they use only types and statements both engines
+// accept.
 package migrations
 
 import (
 	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
 
 	"github.com/uptrace/bun/migrate"
 )
@@ -12,11 +22,73 @@ import (
 //go:embed *.sql
 var files embed.FS
 
-// All returns the migrations, discovered from the embedded files.
-func All() (*migrate.Migrations, error) {
+// Source is one module's migrations: the *.up.sql and *.down.sql files of
+// FS (subfolders included).
+type Source struct {
+	Module string // who contributes them, named in clashes
+	FS     fs.FS
+}
+
+// Framework is the framework's own migrations.
+func Framework() Source { return Source{Module: "framework", FS: files} }
+
+// Dir is the Source of the folder dir of an embedded file system, as a
+// module declares it:
+//
+//	//go:embed migrations/*.sql
+//	var files embed.FS
+//	var Migrations = migrations.Dir("notes", files, "migrations")
+func Dir(module string, fsys fs.FS, dir string) Source {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("migrations of %s: %v", module, err)) // a constant path: a programming error
+	}
+	return Source{Module: module, FS: sub}
+}
+
+// Collect orders the framework's migrations and every source into one
+// history. Two sources using one timestamp are refused, naming both.
+func Collect(sources ...Source) (*migrate.Migrations, error) {
+	all := append([]Source{Framework()}, sources...)
+	owner := map[string]string{}
+	var problems []string
 	m := migrate.NewMigrations()
-	if err := m.Discover(files); err != nil {
-		return nil, err
+	for _, s := range all {
+		names, err := ids(s.FS)
+		if err != nil {
+			return nil, fmt.Errorf("migrations of %s: %w", s.Module, err)
+		}
+		for _, id := range names {
+			if other, ok := owner[id]; ok && other != s.Module {
+				problems = append(problems, fmt.Sprintf("migration %s is contributed by both %s and %s", id, other, s.Module))
+			}
+			owner[id] = s.Module
+		}
+		if err := m.Discover(s.FS); err != nil {
+			return nil, fmt.Errorf("migrations of %s: %w", s.Module, err)
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, fmt.Errorf("migrations: %s; give each file a timestamp of its own", strings.Join(problems, "; "))
 	}
 	return m, nil
+}
+
+// ids lists the timestamps of the up migrations in fsys.
+func ids(fsys fs.FS) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".up.sql") {
+			return err
+		}
+		base := path[strings.LastIndex(path, "/")+1:]
+		id, _, ok := strings.Cut(base, "_")
+		if !ok {
+			return fmt.Errorf("%s: a migration is named <timestamp>_<name>.up.sql", path)
+		}
+		out = append(out, id)
+		return nil
+	})
+	return out, err
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 var problemType = reflect.TypeFor[registry.Problem]()

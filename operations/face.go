@@ -7,6 +7,7 @@ package operations
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -19,8 +20,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"cairn/guards"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
 )
 
 // Headers of the HTTP face.
@@ -29,8 +30,8 @@ const (
 	HeaderConfirmationToken = "Confirmation-Token"
 )
 
-// MaxBody bounds a JSON body; larger ones are refused unread.
-const MaxBody = 1 << 20
+// DefaultMaxBody bounds a JSON body when no limit is configured.
+const DefaultMaxBody = 1 << 20
 
 // Face serves the registry over HTTP.
 type Face struct {
@@ -39,11 +40,37 @@ type Face struct {
 	schemas *Schemas
 	log     *slog.Logger
 	now     func() time.Time
+	maxBody int64
 }
 
-// New returns the HTTP face over api, running chain.
-func New(api huma.API, chain *guards.Chain, schemas *Schemas, log *slog.Logger) *Face {
-	return &Face{api: api, chain: chain, schemas: schemas, log: log, now: time.Now}
+// New returns the HTTP face over api, running chain. A JSON body over
+// maxBody bytes is refused with 413, as LimitBody refuses one on /mcp.
+func New(api huma.API, chain *guards.Chain, schemas *Schemas, log *slog.Logger, maxBody int64) *Face {
+	if maxBody <= 0 {
+		maxBody = DefaultMaxBody
+	}
+	return &Face{api: api, chain: chain, schemas: schemas, log: log, now: time.Now, maxBody: maxBody}
+}
+
+// TooLarge is the one refusal of a body over the limit, on both faces. It
+// comes before authentication: it says nothing about any record.
+func TooLarge(max int64) *registry.Error {
+	return &registry.Error{Kind: registry.KindTooLarge,
+		Detail: fmt.Sprintf("the request body is larger than %d bytes; send less", max)}
+}
+
+// LimitBody refuses, before next reads anything, a body larger than max
+// bytes: at once when its length is announced, and at max bytes otherwise.
+// The MCP endpoint runs behind it, so both faces share one limit.
+func LimitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			WriteProblem(w, TooLarge(max))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // GuardNames lists the guards this face runs, in order.
@@ -76,11 +103,15 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			defer cleanup() // spooled files go when the request is answered
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
 		default:
-			c.Args, c.Unreadable = readBody(hc)
+			var tooLarge bool
+			c.Args, c.Unreadable, tooLarge = readBody(hc, f.maxBody)
+			if tooLarge {
+				f.writeError(hc, c, TooLarge(f.maxBody))
+				return
+			}
 		}
 		if im := hc.Header("If-Match"); im != "" {
-			v := parseETag(im)
-			c.ExpectedVersion = &v
+			c.ExpectedVersion, c.VersionMalformed = parseETag(im)
 		}
 		c.IdempotencyKey = hc.Header(HeaderIdempotencyKey)
 		c.ConfirmationToken = hc.Header(HeaderConfirmationToken)
@@ -97,34 +128,36 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 	}
 }
 
-// parseETag reads "3", W/"3" or 3. Anything else can never match a version,
-// so it is answered as stale by the precondition guard rather than refused
-// here, before authentication.
-func parseETag(s string) int64 {
+// parseETag reads "3", W/"3" or 3. Anything else is marked malformed, and
+// the precondition guard refuses it after authentication, as it refuses a
+// version argument that is not an integer on MCP.
+func parseETag(s string) (*int64, bool) {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
 	v, err := strconv.ParseInt(strings.Trim(s, `"`), 10, 64)
 	if err != nil {
-		return -1
+		return nil, true
 	}
-	return v
+	return &v, false
 }
 
-func readBody(hc huma.Context) (map[string]json.RawMessage, string) {
-	body, err := io.ReadAll(io.LimitReader(hc.BodyReader(), MaxBody+1))
-	if err != nil {
-		return nil, "the request body could not be read"
+func readBody(hc huma.Context, max int64) (args map[string]json.RawMessage, unreadable string, tooLarge bool) {
+	if n, err := strconv.ParseInt(hc.Header("Content-Length"), 10, 64); err == nil && n > max {
+		return nil, "", true
 	}
-	if len(body) > MaxBody {
-		return nil, "the request body is larger than 1 MiB"
+	body, err := io.ReadAll(io.LimitReader(hc.BodyReader(), max+1))
+	if err != nil {
+		return nil, "the request body could not be read", false
+	}
+	if int64(len(body)) > max {
+		return nil, "", true
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return map[string]json.RawMessage{}, ""
+		return map[string]json.RawMessage{}, "", false
 	}
-	var args map[string]json.RawMessage
 	if err := json.Unmarshal(body, &args); err != nil || args == nil {
-		return nil, "the request body must be a JSON object"
+		return nil, "the request body must be a JSON object", false
 	}
-	return args, ""
+	return args, "", false
 }
 
 // formArgs maps query parameters or form fields onto arguments, typed by

@@ -10,8 +10,8 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/validation"
 
-	"cairn/guards"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
 )
 
 func init() {
@@ -37,7 +37,15 @@ var _ guards.ArgumentChecker = (*Schemas)(nil)
 // parameters, MCP tools, argument checks — are kept in a registry of their
 // own, so the document lists no component that nothing refers to.
 func NewSchemas(doc huma.Registry) *Schemas {
-	return &Schemas{doc: doc, reg: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer)}
+	return &Schemas{doc: doc, reg: NewSchemaRegistry()}
+}
+
+// NewSchemaRegistry returns an empty schema registry naming schemas as
+// registry.SchemaName does, qualified by package: the OpenAPI document's
+// components are made with it, and registry.Check has already refused any
+// clash before a face is built.
+func NewSchemaRegistry() huma.Registry {
+	return huma.NewMapRegistry("#/components/schemas/", registry.SchemaName)
 }
 
 // Of returns the schema of t for the OpenAPI document, as a reference.

@@ -19,6 +19,7 @@ const (
 	KindNotFound                         // 404: unknown, or not the caller's (the same answer)
 	KindConflict                         // 409: a business rule or an idempotency key used with another body
 	KindPreconditionFailed               // 412: the expected version is stale
+	KindTooLarge                         // 413: the request body is over the limit, the same on both faces
 	KindInvalid                          // 422: arguments or the merged record break a rule
 	KindLocked                           // 423: the record is locked (a trip that has started)
 	KindPreconditionRequired             // 428: the expected version is missing
@@ -35,6 +36,7 @@ var kindNames = map[Kind]string{
 	KindNotFound:             "not-found",
 	KindConflict:             "conflict",
 	KindPreconditionFailed:   "precondition-failed",
+	KindTooLarge:             "too-large",
 	KindInvalid:              "invalid",
 	KindLocked:               "locked",
 	KindPreconditionRequired: "precondition-required",

@@ -34,6 +34,8 @@ func (k Kind) Status() int {
 		return http.StatusConflict
 	case KindPreconditionFailed:
 		return http.StatusPreconditionFailed
+	case KindTooLarge:
+		return http.StatusRequestEntityTooLarge
 	case KindInvalid:
 		return http.StatusUnprocessableEntity
 	case KindLocked:

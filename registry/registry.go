@@ -122,9 +122,54 @@ func Add[I, O any](reg *Registry, op Op[I, O]) {
 // Declarer fills a registry; each feature module provides one.
 type Declarer func(reg *Registry)
 
-// Registry is the list of declared operations.
+// Registry is the list of declared operations and the scopes they use.
 type Registry struct {
-	ops []*Operation
+	ops    []*Operation
+	scopes []ScopeDoc
+}
+
+// ScopeDoc is one scope of the vocabulary and what it permits.
+type ScopeDoc struct {
+	Scope Scope
+	Doc   string
+}
+
+// DeclareScope adds s to the vocabulary, with a sentence saying what it
+// permits. Each module declares the scopes it introduces; an operation may
+// use a scope another module declared.
+func (r *Registry) DeclareScope(s Scope, doc string) {
+	r.scopes = append(r.scopes, ScopeDoc{Scope: s, Doc: doc})
+}
+
+// Scopes lists the declared scopes, sorted.
+func (r *Registry) Scopes() []Scope {
+	seen := map[Scope]bool{}
+	var out []Scope
+	for _, d := range r.scopes {
+		if !seen[d.Scope] {
+			seen[d.Scope] = true
+			out = append(out, d.Scope)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// ScopeDocs lists the declared scopes with what they permit, sorted.
+func (r *Registry) ScopeDocs() []ScopeDoc {
+	out := append([]ScopeDoc(nil), r.scopes...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Scope < out[j].Scope })
+	return out
+}
+
+// HasScope reports whether s was declared.
+func (r *Registry) HasScope(s Scope) bool {
+	for _, d := range r.scopes {
+		if d.Scope == s {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns an empty registry.
@@ -177,13 +222,27 @@ var (
 )
 
 // Check refuses duplicate IDs, clashing routes, malformed or clashing tool
-// names and undeclared guards. It is called once at start-up; the error
-// names every problem found.
+// names, clashing schema names, undeclared or twice-declared scopes and
+// undeclared guards. It is called once at start-up, before either face is
+// built; the error names every problem found.
 func (r *Registry) Check() error {
 	var problems []string
 	add := func(o *Operation, format string, args ...any) {
 		problems = append(problems, o.ID+": "+fmt.Sprintf(format, args...))
 	}
+	scopeSeen := map[Scope]bool{}
+	for _, d := range r.scopes {
+		switch {
+		case d.Scope == "" || d.Scope == Public || strings.ContainsAny(string(d.Scope), " \t\n\""):
+			problems = append(problems, fmt.Sprintf("scope %q: a scope is a non-empty word other than %q", d.Scope, Public))
+		case scopeSeen[d.Scope]:
+			problems = append(problems, fmt.Sprintf("scope %s is declared twice", d.Scope))
+		case d.Doc == "":
+			problems = append(problems, fmt.Sprintf("scope %s has no description", d.Scope))
+		}
+		scopeSeen[d.Scope] = true
+	}
+	schemas := map[string]schemaUse{}
 	ids := map[string]bool{}
 	routes := map[string]string{}
 	tools := map[string]*Operation{}
@@ -221,8 +280,14 @@ func (r *Registry) Check() error {
 		case motiveNames[o.Tool.Motive] == "":
 			add(o, "neither a tool nor an exclusion motive is declared")
 		}
-		if o.Scope == "" {
+		switch {
+		case o.Scope == "":
 			add(o, "scope is not declared")
+		case o.Scope != Public && !scopeSeen[o.Scope]:
+			add(o, "scope %s is not in the vocabulary: declare it with DeclareScope", o.Scope)
+		}
+		for _, clash := range schemaClashes(schemas, o) {
+			add(o, "%s", clash)
 		}
 		if !o.Owner.Declared() {
 			add(o, "owner is not declared (registry.ByURIVariable or registry.CallerOwned)")
@@ -334,6 +399,7 @@ type Call struct {
 	Unreadable string
 
 	ExpectedVersion   *int64          // If-Match, or the "version" argument
+	VersionMalformed  bool            // an expected version was sent that is not an integer
 	IdempotencyKey    string          // Idempotency-Key, or "idempotencyKey"
 	KeyDerived        bool            // the key was derived server-side from the arguments
 	ConfirmationToken string          // the confirmation header, or "confirmationToken"

@@ -18,8 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"cairn/guards"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
 )
 
 // Domain arguments: what HTTP carries in headers, MCP carries as arguments.
@@ -244,9 +244,10 @@ func (f *Face) mapArguments(c *registry.Call, args map[string]json.RawMessage) {
 		if raw, ok := args[ArgVersion]; ok {
 			var v int64
 			if json.Unmarshal(raw, &v) != nil {
-				bad(ArgVersion + " must be an integer")
+				c.VersionMalformed = true // refused by the precondition guard, as on HTTP
+			} else {
+				c.ExpectedVersion = &v
 			}
-			c.ExpectedVersion = &v
 			delete(args, ArgVersion)
 		}
 	}

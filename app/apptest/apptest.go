@@ -1,6 +1,7 @@
-// Package apptest starts the whole application in-process on a random port,
-// on SQLite by default or on a PostgreSQL database of the test's own, and
-// drives it over HTTP and over MCP with the official client.
+// Package apptest starts a product's whole application in-process on a
+// random port, on SQLite by default or on a PostgreSQL database of the
+// test's own, and drives it over HTTP and over MCP with the official client.
+// The product provides an app.TokenIssuer, so a test can act as any user.
 package apptest
 
 import (
@@ -18,38 +19,35 @@ import (
 	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 
-	"cairn/app"
-	"cairn/app/config"
-	"cairn/app/database/dbtest"
-	"cairn/modules/accounts"
-	"cairn/registry"
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 // App is a running application.
 type App struct {
-	URL      string
-	Provider *Provider // the local route provider the sources point at
-	Server   *app.Server
-	DB       *bun.DB
-	Accounts *accounts.Store
-	Config   config.Config
+	URL     string
+	Server  *app.Server
+	DB      *bun.DB
+	Config  config.Config
+	Product app.Product
+	Tokens  app.TokenIssuer
 }
 
 // Option changes the configuration before start.
 type Option func(t testing.TB, c *config.Config)
 
-// Postgres runs the application on a fresh PostgreSQL database.
+// Postgres runs the application on a fresh PostgreSQL database, migrated
+// before start as the migrate command would.
 func Postgres(t testing.TB, c *config.Config) {
-	c.DatabaseURL = dbtest.PostgresURL(t)
-	if _, _, err := app.Migrate(context.Background(), *c); err != nil {
-		t.Fatal(err)
-	}
+	c.DatabaseURL = storagetest.PostgresURL(t)
 }
 
-// New starts the application and stops it when the test ends.
-func New(t testing.TB, opts ...Option) *App {
+// New starts the product's application and stops it when the test ends.
+func New(t testing.TB, product app.Product, opts ...Option) *App {
 	t.Helper()
-	cfg, err := config.Load("", nil)
+	cfg, err := config.Load("", nil, product.Keys()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +55,20 @@ func New(t testing.TB, opts ...Option) *App {
 	cfg.DataDir = t.TempDir()
 	cfg.LogLevel = "error"
 	cfg.JobPollInterval = 50 * time.Millisecond
-	provider := NewProvider(t)
-	WithProvider(provider)(t, &cfg)
 	for _, o := range opts {
 		o(t, &cfg)
+	}
+	if strings.HasPrefix(cfg.DatabaseURL, "postgres") {
+		if _, _, err := app.Migrate(context.Background(), product, cfg); err != nil {
+			t.Fatal(err)
+		}
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	a := &App{Config: cfg, Provider: provider}
-	fxApp := fx.New(app.Options(cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Accounts))
+	a := &App{Config: cfg, Product: product}
+	fxApp := fx.New(app.Options(product, cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Tokens))
 	if err := fxApp.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -94,15 +95,14 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Token creates a user (when absent) and a token carrying scopes.
+// Token creates a user (when absent) and a token carrying scopes; with no
+// scope named, every declared scope.
 func (a *App) Token(t testing.TB, email string, scs ...registry.Scope) string {
 	t.Helper()
-	ctx := context.Background()
-	u, _, err := a.Accounts.EnsureUser(ctx, email)
-	if err != nil {
-		t.Fatal(err)
+	if len(scs) == 0 {
+		scs = a.Server.Registry.Scopes()
 	}
-	tok, err := a.Accounts.CreateToken(ctx, u.ID, "test", scs, 0)
+	tok, err := a.Tokens.IssueToken(context.Background(), email, scs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,34 +238,7 @@ func Call(t testing.TB, s *mcp.ClientSession, tool string, args any) *ToolResult
 // Redis shares rate limits through a real Redis, under a key prefix of the
 // test's own.
 func Redis(t testing.TB, c *config.Config) {
-	_, prefix := dbtest.Redis(t)
-	c.RedisURL = dbtest.RedisURL()
+	_, prefix := storagetest.Redis(t)
+	c.RedisURL = storagetest.RedisURL()
 	c.RedisPrefix = prefix
-}
-
-// WaitSettled polls the trip's address until every computation is settled
-// (done, failed or superseded) and returns its last answer.
-func (a *App) WaitSettled(t testing.TB, token, id string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res := a.Do(t, http.MethodGet, "/trips/"+id, token, nil)
-		if res.Status != http.StatusOK {
-			t.Fatalf("trip %s: %d %s", id, res.Status, res.Body)
-		}
-		body := res.JSON(t)
-		settled := true
-		for _, s := range body["computationStatus"].(map[string]any) {
-			if s == "pending" || s == "running" {
-				settled = false
-			}
-		}
-		if settled {
-			return body
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("trip %s did not settle: %v", id, body["computationStatus"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -1,6 +1,8 @@
 // Package config loads the configuration: built-in defaults, then an
-// optional cairn.yaml, then CAIRN_* environment variables. An unknown key or
-// a malformed value stops the start with a message naming it.
+// optional cairn.yaml, then CAIRN_* environment variables. The framework's
+// keys are Keys; a product adds its own (Load's extra keys) and reads them
+// with Decode. An unknown key or a malformed value stops the start with a
+// message naming it.
 package config
 
 import (
@@ -18,7 +20,8 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// Config is the whole configuration.
+// Config is the framework's configuration, and the product's keys behind
+// Decode.
 type Config struct {
 	Addr            string        `koanf:"addr"`
 	PublicURL       string        `koanf:"public_url"`
@@ -29,18 +32,13 @@ type Config struct {
 	LogFormat       string        `koanf:"log_format"`
 	LogLevel        string        `koanf:"log_level"`
 	Dev             bool          `koanf:"dev"`
-	DevEmail        string        `koanf:"dev_email"`
 	ShutdownGrace   time.Duration `koanf:"shutdown_grace"`
+	MaxBody         int64         `koanf:"max_body"`
 	ConfirmTTL      time.Duration `koanf:"confirm_ttl"`
-	AuthCacheTTL    time.Duration `koanf:"auth_cache_ttl"`
 	Workers         int           `koanf:"workers"`
 	JobPollInterval time.Duration `koanf:"job_poll_interval"`
-	SourceAllowHTTP bool          `koanf:"source_allow_http"`
-	SourceAllow     string        `koanf:"source_allow"`
-	SourceBaseURLs  string        `koanf:"source_base_urls"`
-	RouterURL       string        `koanf:"router_url"`
-	NominatimURL    string        `koanf:"nominatim_url"`
-	OverpassURL     string        `koanf:"overpass_url"`
+
+	k *koanf.Koanf // every key, the product's included, for Decode
 }
 
 // Key describes one configuration key, for validation and documentation.
@@ -50,7 +48,8 @@ type Key struct {
 	Doc     string
 }
 
-// Keys lists every key with its default. The README's table is this list.
+// Keys lists the framework's keys with their defaults. The README's table
+// is this list and the product's.
 var Keys = []Key{
 	{"addr", "127.0.0.1:8080", "address the server listens on"},
 	{"public_url", "", "URL clients reach the server at (default: http:// + addr)"},
@@ -60,31 +59,29 @@ var Keys = []Key{
 	{"redis_prefix", "cairn:", "prefix of every Redis key"},
 	{"log_format", "auto", "text, json, or auto (text on a terminal, JSON otherwise)"},
 	{"log_level", "info", "debug, info, warn or error"},
-	{"dev", false, "create a development user and print a fresh token at start"},
-	{"dev_email", "dev@cairn.local", "email of the development user"},
+	{"dev", false, "development mode: the product prepares a development user and prints how to reach the server"},
 	{"shutdown_grace", "15s", "how long a shutdown waits for in-flight requests"},
+	{"max_body", 1 << 20, "largest request body in bytes, the same on HTTP and on /mcp (larger ones get 413)"},
 	{"confirm_ttl", "5m", "how long a confirmation token stays usable"},
-	{"auth_cache_ttl", "5s", "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
-	{"workers", 4, "computations run at once by this process"},
+	{"workers", 4, "background jobs run at once by this process"},
 	{"job_poll_interval", "1s", "how often the job queue looks for work it was not told about"},
-	{"source_allow_http", false, "let route sources use plain http (local development only)"},
-	{"source_allow", "", "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
-	{"source_base_urls", "", "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
-	{"router_url", "", "base URL of a self-hosted BRouter for add_waypoint; empty for the straight-line router"},
-	{"nominatim_url", "", "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
-	{"overpass_url", "", "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.
 func EnvName(key string) string { return "CAIRN_" + strings.ToUpper(key) }
 
 // Load reads the configuration. file may be empty (then ./cairn.yaml is read
-// when present); environ is os.Environ() in production.
-func Load(path string, environ []string) (Config, error) {
+// when present); environ is os.Environ() in production; extra are the
+// product's keys, read back with Decode.
+func Load(path string, environ []string, extra ...Key) (Config, error) {
 	k := koanf.New(".")
 	defaults := map[string]any{}
 	known := map[string]bool{}
-	for _, key := range Keys {
+	all := append(append([]Key(nil), Keys...), extra...)
+	for _, key := range all {
+		if known[key.Name] {
+			return Config{}, fmt.Errorf("configuration key %q is declared twice", key.Name)
+		}
 		defaults[key.Name] = key.Default
 		known[key.Name] = true
 	}
@@ -102,7 +99,7 @@ func Load(path string, environ []string) (Config, error) {
 		}
 		for _, key := range fk.Keys() {
 			if !known[key] {
-				return Config{}, fmt.Errorf("config file %s: unknown key %q (known: %s)", path, key, knownList())
+				return Config{}, fmt.Errorf("config file %s: unknown key %q (known: %s)", path, key, knownList(all))
 			}
 		}
 		if err := k.Merge(fk); err != nil {
@@ -119,7 +116,7 @@ func Load(path string, environ []string) (Config, error) {
 		}
 		key := strings.ToLower(strings.TrimPrefix(name, "CAIRN_"))
 		if !known[key] {
-			return Config{}, fmt.Errorf("environment: unknown variable %s (known: %s)", name, envList())
+			return Config{}, fmt.Errorf("environment: unknown variable %s (known: %s)", name, envList(all))
 		}
 		env[key] = value
 	}
@@ -130,7 +127,32 @@ func Load(path string, environ []string) (Config, error) {
 	if err := k.UnmarshalWithConf("", &c, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
 		return Config{}, fmt.Errorf("configuration: %w", err)
 	}
+	c.k = k
 	return c, c.validate()
+}
+
+// Decode fills v, a struct whose fields carry koanf tags naming the
+// product's keys, from the loaded configuration.
+func (c Config) Decode(v any) error {
+	if c.k == nil {
+		return errors.New("configuration: Decode on a configuration that was not loaded")
+	}
+	if err := c.k.UnmarshalWithConf("", v, koanf.UnmarshalConf{Tag: "koanf"}); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return nil
+}
+
+// With returns a copy of the configuration in which key has value v, for
+// tests that set a product's key; the receiver is left unchanged.
+func (c Config) With(key string, v any) Config {
+	k := koanf.New(".")
+	if c.k != nil {
+		k = c.k.Copy()
+	}
+	_ = k.Set(key, v) // Set fails only on a delimiter clash, which flat keys cannot have
+	c.k = k
+	return c
 }
 
 func (c Config) validate() error {
@@ -160,11 +182,11 @@ func (c Config) validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log_level: %q is not one of debug, info, warn, error", c.LogLevel))
 	}
+	if c.MaxBody < 1024 {
+		errs = append(errs, errors.New("max_body: must be at least 1024 bytes"))
+	}
 	if c.ShutdownGrace <= 0 {
 		errs = append(errs, errors.New("shutdown_grace: must be a positive duration such as 15s"))
-	}
-	if c.AuthCacheTTL < 0 {
-		errs = append(errs, errors.New("auth_cache_ttl: must not be negative"))
 	}
 	if c.Workers < 1 {
 		errs = append(errs, errors.New("workers: must be at least 1"))
@@ -186,18 +208,18 @@ func (c Config) URL() string {
 	return "http://" + c.Addr
 }
 
-func knownList() string {
-	names := make([]string, len(Keys))
-	for i, k := range Keys {
+func knownList(keys []Key) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
 		names[i] = k.Name
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
-func envList() string {
-	names := make([]string, len(Keys))
-	for i, k := range Keys {
+func envList(keys []Key) string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
 		names[i] = EnvName(k.Name)
 	}
 	sort.Strings(names)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/app/config"
+	"cairn.dev/cairn/app/config"
 )
 
 func TestDefaults(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"cairn/guards"
-	"cairn/registry"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
 )
 
 // Formats are the accepted --format values.

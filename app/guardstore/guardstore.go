@@ -13,8 +13,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/guards"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/storage"
 )
 
 type keyRow struct {
@@ -37,7 +37,7 @@ var _ guards.IdempotencyStore = Keys{}
 // conflict the insert does nothing (on PostgreSQL it first waits for the
 // transaction holding the key), and the existing row is returned.
 func (k Keys) Claim(ctx context.Context, key guards.IdempotencyKey, ttl time.Duration) (guards.Claimed, error) {
-	db := database.Conn(ctx, k.DB)
+	db := storage.Conn(ctx, k.DB)
 	now := time.Now().UTC()
 	if _, err := db.NewDelete().Model((*keyRow)(nil)).
 		Where("user_id = ? AND operation = ? AND idem_key = ? AND created_at < ?", key.UserID, key.OpID, key.Key, now.Add(-ttl)).
@@ -67,7 +67,7 @@ func (k Keys) Claim(ctx context.Context, key guards.IdempotencyKey, ttl time.Dur
 
 // Complete records the id the creation made, in the same transaction.
 func (k Keys) Complete(ctx context.Context, key guards.IdempotencyKey, createdID string) error {
-	_, err := database.Conn(ctx, k.DB).NewUpdate().Model((*keyRow)(nil)).
+	_, err := storage.Conn(ctx, k.DB).NewUpdate().Model((*keyRow)(nil)).
 		Set("created_id = ?", createdID).
 		Where("user_id = ? AND operation = ? AND idem_key = ?", key.UserID, key.OpID, key.Key).
 		Exec(ctx)
@@ -112,7 +112,7 @@ func (s Confirmations) Issue(ctx context.Context, userID, opID, digest string, t
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
 	exp := time.Now().UTC().Add(ttl)
-	_, err := database.Conn(ctx, s.DB).NewInsert().Model(&confirmationRow{
+	_, err := storage.Conn(ctx, s.DB).NewInsert().Model(&confirmationRow{
 		TokenHash: hash(token), UserID: userID, Operation: opID, Digest: digest, ExpiresAt: exp,
 	}).Exec(ctx)
 	return token, exp, err
@@ -122,7 +122,7 @@ func (s Confirmations) Issue(ctx context.Context, userID, opID, digest string, t
 // two concurrent uses give one success.
 func (s Confirmations) Consume(ctx context.Context, token, userID, opID, digest string) error {
 	now := time.Now().UTC()
-	res, err := database.Conn(ctx, s.DB).NewUpdate().Model((*confirmationRow)(nil)).
+	res, err := storage.Conn(ctx, s.DB).NewUpdate().Model((*confirmationRow)(nil)).
 		Set("used_at = ?", now).
 		Where("token_hash = ? AND user_id = ? AND operation = ? AND digest = ?", hash(token), userID, opID, digest).
 		Where("used_at IS NULL AND expires_at > ?", now).

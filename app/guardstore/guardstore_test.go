@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/app/database/dbtest"
-	"cairn/app/guardstore"
-	"cairn/guards"
-	"cairn/modules/accounts"
-	"cairn/modules/trips"
-	"cairn/registry"
+	"cairn.dev/cairn/app/guardstore"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 // created is what the fake creation answers.
@@ -39,7 +39,7 @@ func setup(t *testing.T, db *bun.DB) fixture {
 	u, _, err := accounts.NewStore(db).EnsureUser(context.Background(), "rider-"+uuid.NewString()[:8]+"@example.com")
 	require.NoError(t, err)
 	f := fixture{db: db, trips: trips.NewStore(db), userID: u.ID}
-	f.guard = guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: database.Tx{DB: db}}
+	f.guard = guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: storage.Tx{DB: db}}
 	f.op = &registry.Operation{ID: "trips.create", Idempotency: registry.CreationReplayedBy(
 		func(ctx context.Context, c *registry.Call, id string) (any, error) {
 			tr, err := f.trips.Get(ctx, id)
@@ -87,7 +87,7 @@ func (f fixture) count(t *testing.T, userID string) int {
 // key give one trip, and every caller receives it.
 func TestConcurrentCreationsWithOneKey(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
 		f := setup(t, db)
 		const n = 50
 		ids := make([]string, n)
@@ -114,7 +114,7 @@ func TestConcurrentCreationsWithOneKey(t *testing.T) {
 
 func TestIdempotencyKeys(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		f := setup(t, db)
 
@@ -160,7 +160,7 @@ func TestIdempotencyKeys(t *testing.T) {
 // so a creation that fails leaves the key free for the retry.
 func TestAFailedCreationLeavesNoKey(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		f := setup(t, db)
 		c := &registry.Call{Op: f.op, Principal: &registry.Principal{UserID: f.userID}, IdempotencyKey: "failing-key-00001"}
@@ -179,7 +179,7 @@ func TestAFailedCreationLeavesNoKey(t *testing.T) {
 // one success and one precondition failure.
 func TestTwoWritersOneVersion(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		f := setup(t, db)
 		id, err := f.create(ctx, f.userID, "writers-key-00001", "https://www.komoot.com/tour/1")
@@ -193,7 +193,7 @@ func TestTwoWritersOneVersion(t *testing.T) {
 					return
 				}
 				tr.MaxDistancePerDay = float64(100 + i)
-				results <- database.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error { return f.trips.Update(ctx, tr, 1, false) })
+				results <- storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error { return f.trips.Update(ctx, tr, 1, false) })
 			}()
 		}
 		var ok, stale int
@@ -218,7 +218,7 @@ func TestTwoWritersOneVersion(t *testing.T) {
 
 func TestConfirmationTokens(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := guardstore.Confirmations{DB: db}
 		tok, exp, err := s.Issue(ctx, "u1", "trips.delete", "digest-a", time.Minute)

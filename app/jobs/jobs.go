@@ -1,13 +1,12 @@
-// Package jobs runs the trips' computations as durable jobs on River, a job
-// queue kept in the same database (PostgreSQL or SQLite): a job survives a
+// Package jobs runs background work as durable jobs on River, a job queue
+// kept in the same database (PostgreSQL or SQLite): a job survives a
 // restart, any replica may pick it up, and it is enqueued in the transaction
-// that makes it necessary.
+// that makes it necessary. Modules contribute their workers as Work.
 package jobs
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -19,49 +18,15 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/modules/trips"
+	"cairn.dev/cairn/storage"
 )
 
-// MaxAttempts is one try and three retries (1 s, 2 s, 4 s apart), then failed.
-const MaxAttempts = 4
-
-// ComputeArgs names one computation of one trip generation.
-type ComputeArgs struct {
-	TripID     string `json:"trip_id"`
-	Name       string `json:"name"`
-	Generation int64  `json:"generation"`
-}
-
-// Kind implements river.JobArgs.
-func (ComputeArgs) Kind() string { return "trip_compute" }
-
-// InsertOpts implements river.JobArgsWithInsertOpts.
-func (ComputeArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: MaxAttempts, Queue: river.QueueDefault}
-}
-
-type worker struct {
-	river.WorkerDefaults[ComputeArgs]
-	pipeline *trips.Pipeline
-}
-
-// Work runs the computation.
-func (w *worker) Work(ctx context.Context, job *river.Job[ComputeArgs]) error {
-	err := w.pipeline.Run(ctx, trips.Job{
-		TripID: job.Args.TripID, Name: job.Args.Name, Generation: job.Args.Generation,
-		Attempt: job.Attempt, MaxAttempts: job.MaxAttempts,
-	})
-	var final *trips.Final
-	if errors.As(err, &final) {
-		return river.JobCancel(err) // already settled as failed: nothing to retry
-	}
-	return err
-}
-
-// NextRetry spaces retries 1 s, 2 s, 4 s.
-func (w *worker) NextRetry(job *river.Job[ComputeArgs]) time.Time {
-	return time.Now().Add(time.Duration(1<<(job.Attempt-1)) * time.Second)
+// Work is what a module contributes to the queue: its workers and the
+// jobs it wants run periodically. The application collects every Work
+// provided in the fx group "jobs".
+type Work struct {
+	Register func(w *river.Workers)
+	Periodic []*river.PeriodicJob
 }
 
 // PurgeArgs is the hourly clean-up of what the guards remember: idempotency
@@ -95,14 +60,12 @@ func (w *purgeWorker) Work(ctx context.Context, _ *river.Job[PurgeArgs]) error {
 // schedules it.
 const PurgeEvery = time.Hour
 
-// Queue is the trips' Dispatcher and the River client behind it.
+// Queue is the River client and what it runs.
 type Queue struct {
 	client *river.Client[*sql.Tx]
 	driver riverdriver.Driver[*sql.Tx]
 	pool   *sql.DB
 }
-
-var _ trips.Dispatcher = (*Queue)(nil)
 
 // Config tunes the queue.
 type Config struct {
@@ -113,11 +76,11 @@ type Config struct {
 
 // Open prepares the queue on the same database as db. On SQLite, River gets
 // a pool of one connection of its own on the same file, as its driver asks.
-func Open(db *bun.DB, engine database.Engine, sqlitePath string) (*Queue, error) {
+func Open(db *bun.DB, engine storage.Engine, sqlitePath string) (*Queue, error) {
 	q := &Queue{}
 	switch engine {
-	case database.SQLite:
-		pool, err := database.OpenSQLitePool(sqlitePath)
+	case storage.SQLite:
+		pool, err := storage.OpenSQLitePool(sqlitePath)
 		if err != nil {
 			return nil, err
 		}
@@ -140,11 +103,20 @@ func (q *Queue) Migrate(ctx context.Context) error {
 	return err
 }
 
-// Start creates the River client with the pipeline's worker and starts it.
-func (q *Queue) Start(ctx context.Context, p *trips.Pipeline, cfg Config, log *slog.Logger) error {
+// Start creates the River client with every contributed worker, and the
+// framework's own purge, and starts it.
+func (q *Queue) Start(ctx context.Context, cfg Config, work []Work, log *slog.Logger) error {
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &worker{pipeline: p})
 	river.AddWorker(workers, &purgeWorker{purgers: cfg.Purgers})
+	periodic := []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PurgeEvery),
+		func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "guard_purge", RunOnStart: true})}
+	for _, w := range work {
+		if w.Register != nil {
+			w.Register(workers)
+		}
+		periodic = append(periodic, w.Periodic...)
+	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
 	}
@@ -158,10 +130,8 @@ func (q *Queue) Start(ctx context.Context, p *trips.Pipeline, cfg Config, log *s
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
 		JobTimeout:           5 * time.Minute,
 		RescueStuckJobsAfter: 10 * time.Minute,
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PurgeEvery),
-			func() (river.JobArgs, *river.InsertOpts) { return PurgeArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "guard_purge", RunOnStart: true})},
-		Logger: log,
+		PeriodicJobs:         periodic,
+		Logger:               log,
 	})
 	if err != nil {
 		return fmt.Errorf("job queue: %w", err)
@@ -193,17 +163,17 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return err
 }
 
-// Dispatch enqueues computations, in the transaction carried by ctx when
-// there is one, so they exist exactly when what they depend on commits.
-func (q *Queue) Dispatch(ctx context.Context, tripID string, generation int64, names ...string) error {
+// Insert enqueues jobs, in the transaction carried by ctx when there is
+// one, so they exist exactly when what they depend on commits.
+func (q *Queue) Insert(ctx context.Context, args ...river.JobArgs) error {
 	if q.client == nil {
 		return fmt.Errorf("job queue is not started")
 	}
-	params := make([]river.InsertManyParams, len(names))
-	for i, n := range names {
-		params[i] = river.InsertManyParams{Args: ComputeArgs{TripID: tripID, Name: n, Generation: generation}}
+	params := make([]river.InsertManyParams, len(args))
+	for i, a := range args {
+		params[i] = river.InsertManyParams{Args: a}
 	}
-	if tx, ok := database.SQLTx(ctx); ok {
+	if tx, ok := storage.SQLTx(ctx); ok {
 		_, err := q.client.InsertManyTx(ctx, tx, params)
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"cairn/guards"
+	"cairn.dev/cairn/guards"
 )
 
 // Memory is the in-process sliding-window log.

@@ -9,13 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/app/database/dbtest"
-	"cairn/app/ratelimit"
-	"cairn/guards"
+	"cairn.dev/cairn/app/ratelimit"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 func limiters(t *testing.T) map[string]guards.Limiter {
-	rc, prefix := dbtest.Redis(t)
+	rc, prefix := storagetest.Redis(t)
 	return map[string]guards.Limiter{
 		"memory": ratelimit.NewMemory(),
 		"redis":  ratelimit.Redis{Client: rc, Prefix: prefix},

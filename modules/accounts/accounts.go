@@ -19,9 +19,8 @@ import (
 	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 
-	"cairn/app/database"
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // Module provides the account store.
@@ -54,10 +53,18 @@ type accessToken struct {
 	RevokedAt *time.Time `bun:"revoked_at"`
 }
 
+// Vocabulary is what the store checks a token's scopes against: the
+// registry's declared scopes.
+type Vocabulary interface {
+	Scopes() []registry.Scope
+	HasScope(s registry.Scope) bool
+}
+
 // Store keeps users and tokens.
 type Store struct {
 	db     *bun.DB
-	lookup *database.Stmt // run on every authenticated call
+	vocab  Vocabulary
+	lookup *storage.Stmt // run on every authenticated call
 
 	// cacheTTL keeps a resolved token for a few seconds, so a burst of
 	// calls costs one lookup. A revocation therefore takes up to cacheTTL
@@ -75,9 +82,10 @@ type cached struct {
 // maxCached bounds the cache; past it, the cache starts afresh.
 const maxCached = 10_000
 
-// NewStore returns a store over db.
-func NewStore(db *bun.DB) *Store {
-	return &Store{db: db, cache: map[string]cached{}, lookup: database.Prepare(db,
+// NewStore returns a store over db, granting the scopes of vocab (the
+// registry, filled before any token is created).
+func NewStore(db *bun.DB, vocab *registry.Registry) *Store {
+	return &Store{db: db, vocab: vocab, cache: map[string]cached{}, lookup: storage.Prepare(db,
 		`SELECT t.user_id, u.email, t.scopes, t.expires_at, t.revoked_at, u.deleted_at
 		 FROM access_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = ?`)}
 }
@@ -97,12 +105,12 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 	if err == nil {
 		return u, false, nil
 	}
-	if !database.NoRows(err) {
+	if !storage.NoRows(err) {
 		return nil, false, err
 	}
 	u = &User{ID: uuid.Must(uuid.NewV7()).String(), Email: email, Locale: "en", CreatedAt: time.Now().UTC()}
 	if _, err := s.db.NewInsert().Model(u).Exec(ctx); err != nil {
-		if database.IsUniqueViolation(err) { // created meanwhile by another process
+		if storage.IsUniqueViolation(err) { // created meanwhile by another process
 			return s.EnsureUser(ctx, email)
 		}
 		return nil, false, err
@@ -114,11 +122,11 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 // the secret, which is never stored and cannot be shown again.
 func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration) (string, error) {
 	if len(scs) == 0 {
-		return "", fmt.Errorf("a token needs at least one scope (%s)", joinScopes(scopes.All))
+		return "", fmt.Errorf("a token needs at least one scope (%s)", joinScopes(s.vocab.Scopes()))
 	}
 	for _, sc := range scs {
-		if !scopes.Known(string(sc)) {
-			return "", fmt.Errorf("unknown scope %s; known scopes: %s", registry.Quote(string(sc)), joinScopes(scopes.All))
+		if !s.vocab.HasScope(sc) {
+			return "", fmt.Errorf("unknown scope %s; known scopes: %s", registry.Quote(string(sc)), joinScopes(s.vocab.Scopes()))
 		}
 	}
 	raw := make([]byte, 32)
@@ -166,10 +174,10 @@ func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.
 	var (
 		p                           registry.Principal
 		scs                         string
-		expires, revoked, deletedAt database.NullTime
+		expires, revoked, deletedAt storage.NullTime
 	)
 	err = row.Scan(&p.UserID, &p.Email, &scs, &expires, &revoked, &deletedAt)
-	if database.NoRows(err) {
+	if storage.NoRows(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -219,4 +227,14 @@ func joinScopes(scs []registry.Scope) string {
 		parts[i] = string(s)
 	}
 	return strings.Join(parts, " ")
+}
+
+// IssueToken creates the user when absent and a token carrying scopes; it
+// implements app.TokenIssuer, for tests and development.
+func (s *Store) IssueToken(ctx context.Context, email string, scs []registry.Scope) (string, error) {
+	u, _, err := s.EnsureUser(ctx, email)
+	if err != nil {
+		return "", err
+	}
+	return s.CreateToken(ctx, u.ID, "issued", scs, 0)
 }

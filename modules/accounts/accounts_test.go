@@ -9,17 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database/dbtest"
-	"cairn/modules/accounts"
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 func TestTokens(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{accounts.Migrations}, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		s := accounts.NewStore(db)
+		s := accounts.NewStore(db, vocabulary())
 		u, created, err := s.EnsureUser(ctx, "Rider@Example.com")
 		require.NoError(t, err)
 		require.True(t, created)
@@ -52,7 +53,7 @@ func TestTokens(t *testing.T) {
 			require.Nil(t, p, "%q is not a token", bad)
 		}
 
-		short, err := s.CreateToken(ctx, u.ID, "short", scopes.All, time.Hour)
+		short, err := s.CreateToken(ctx, u.ID, "short", all, time.Hour)
 		require.NoError(t, err)
 		p, err = s.Authenticate(ctx, short)
 		require.NoError(t, err)
@@ -81,12 +82,12 @@ func TestTokens(t *testing.T) {
 func TestTokenCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := dbtest.SQLite(t)
-	s := accounts.NewStore(db)
+	db := storagetest.SQLite(t, accounts.Migrations)
+	s := accounts.NewStore(db, vocabulary())
 	s.SetCacheTTL(time.Minute)
 	u, _, err := s.EnsureUser(ctx, "cached@example.com")
 	require.NoError(t, err)
-	tok, err := s.CreateToken(ctx, u.ID, "cli", scopes.All, 0)
+	tok, err := s.CreateToken(ctx, u.ID, "cli", all, 0)
 	require.NoError(t, err)
 	p, err := s.Authenticate(ctx, tok)
 	require.NoError(t, err)
@@ -104,4 +105,13 @@ func TestTokenCache(t *testing.T) {
 	p, err = s.Authenticate(ctx, tok)
 	require.NoError(t, err)
 	require.Nil(t, p)
+}
+
+var all = []registry.Scope{scopes.TripsRead, scopes.TripsWrite}
+
+func vocabulary() *registry.Registry {
+	reg := registry.New()
+	reg.DeclareScope(scopes.TripsRead, "read")
+	reg.DeclareScope(scopes.TripsWrite, "write")
+	return reg
 }

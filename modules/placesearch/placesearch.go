@@ -10,9 +10,9 @@ import (
 
 	"go.uber.org/fx"
 
-	"cairn/modules/route/places"
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/places"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
 )
 
 // Module provides the search_places declaration; the application provides

@@ -1,24 +1,13 @@
-// Package scopes is the product's vocabulary of permissions, shared by every
-// feature module and by the token command.
+// Package scopes names the trip planner's permissions, so the modules that
+// use one spell it alike. The trips module declares them in the registry
+// (registry.DeclareScope); the registry is the vocabulary a token is
+// checked against.
 package scopes
 
-import "cairn/registry"
+import "cairn.dev/cairn/registry"
 
 // The scopes a token may carry.
 const (
 	TripsRead  registry.Scope = "trips:read"  // the four read tools and their HTTP twins
 	TripsWrite registry.Scope = "trips:write" // every write
 )
-
-// All lists the known scopes, for validating what a token is created with.
-var All = []registry.Scope{TripsRead, TripsWrite}
-
-// Known reports whether s is a scope of the product.
-func Known(s string) bool {
-	for _, k := range All {
-		if string(k) == s {
-			return true
-		}
-	}
-	return false
-}

@@ -9,7 +9,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
-	"cairn/app/database"
+	"cairn.dev/cairn/storage"
 )
 
 type computationRow struct {
@@ -28,12 +28,12 @@ type computationRow struct {
 // database already), so status updates of one trip are serialised.
 func (s *Store) lockTrip(ctx context.Context, tripID string) (*Trip, error) {
 	tr := new(Trip)
-	q := database.Conn(ctx, s.db).NewSelect().Model(tr).Column("id", "generation", "computation_status").Where("id = ?", tripID)
+	q := storage.Conn(ctx, s.db).NewSelect().Model(tr).Column("id", "generation", "computation_status").Where("id = ?", tripID)
 	if s.db.Dialect().Name() == dialect.PG {
 		q = q.For("UPDATE")
 	}
 	if err := q.Scan(ctx); err != nil {
-		if database.NoRows(err) {
+		if storage.NoRows(err) {
 			return nil, errSuperseded // the trip was deleted: its work writes nothing
 		}
 		return nil, err
@@ -58,7 +58,7 @@ func (s *Store) current(ctx context.Context, tripID string, gen int64) error {
 // transition sets statuses of generation gen, mirrored on the trip and kept
 // in the history. It refuses (errSuperseded) when gen is no longer current.
 func (s *Store) transition(ctx context.Context, tripID string, gen int64, set map[string]string) error {
-	return database.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
 		tr, err := s.lockTrip(ctx, tripID)
 		if err != nil {
 			return err
@@ -72,7 +72,7 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 		for name, status := range set {
 			tr.ComputationStatus[name] = status
 		}
-		if _, err := database.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status").WherePK().Exec(ctx); err != nil {
+		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status").WherePK().Exec(ctx); err != nil {
 			return err
 		}
 		return s.record(ctx, tripID, gen, set)
@@ -84,7 +84,7 @@ func (s *Store) record(ctx context.Context, tripID string, gen int64, set map[st
 	now := time.Now().UTC()
 	for name, status := range set {
 		row := &computationRow{TripID: tripID, Name: name, Generation: gen, Status: status, UpdatedAt: now}
-		if _, err := database.Conn(ctx, s.db).NewInsert().Model(row).
+		if _, err := storage.Conn(ctx, s.db).NewInsert().Model(row).
 			On("CONFLICT (trip_id, name, generation) DO UPDATE").
 			Set("status = EXCLUDED.status").Set("updated_at = EXCLUDED.updated_at").
 			Exec(ctx); err != nil {
@@ -97,7 +97,7 @@ func (s *Store) record(ctx context.Context, tripID string, gen int64, set map[st
 // supersede settles the unsettled work of older generations: it will never
 // write, since its generation is no longer the trip's.
 func (s *Store) supersede(ctx context.Context, tripID string, current int64) error {
-	_, err := database.Conn(ctx, s.db).NewUpdate().Model((*computationRow)(nil)).
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Model((*computationRow)(nil)).
 		Set("status = ?", StatusSuperseded).Set("updated_at = ?", time.Now().UTC()).
 		Where("trip_id = ? AND generation < ? AND status IN (?, ?)", tripID, current, StatusPending, StatusRunning).
 		Exec(ctx)
@@ -107,7 +107,7 @@ func (s *Store) supersede(ctx context.Context, tripID string, current int64) err
 // SaveRoute stores the imported route and fills the trip's title (when it
 // has none) and source type.
 func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
-	db := database.Conn(ctx, s.db)
+	db := storage.Conn(ctx, s.db)
 	if _, err := db.NewDelete().Model((*RouteRecord)(nil)).Where("trip_id = ?", rec.TripID).Exec(ctx); err != nil {
 		return err
 	}
@@ -125,8 +125,8 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 // Route loads the stored route of a trip.
 func (s *Store) Route(ctx context.Context, tripID string) (*RouteRecord, error) {
 	rec := new(RouteRecord)
-	err := database.Conn(ctx, s.db).NewSelect().Model(rec).Where("trip_id = ?", tripID).Scan(ctx)
-	if database.NoRows(err) {
+	err := storage.Conn(ctx, s.db).NewSelect().Model(rec).Where("trip_id = ?", tripID).Scan(ctx)
+	if storage.NoRows(err) {
 		return nil, &Permanent{Code: "NO_ROUTE", Err: errors.New("the trip has no imported route")}
 	}
 	return rec, err
@@ -135,7 +135,7 @@ func (s *Store) Route(ctx context.Context, tripID string) (*RouteRecord, error) 
 // ReplaceStages stores the days of a trip in place of the previous ones; a
 // trip with at least two days is ready.
 func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage) error {
-	db := database.Conn(ctx, s.db)
+	db := storage.Conn(ctx, s.db)
 	if _, err := db.NewDelete().Model((*Stage)(nil)).Where("trip_id = ?", tripID).Exec(ctx); err != nil {
 		return err
 	}
@@ -155,13 +155,13 @@ func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage
 // Stages lists the days of a trip in order.
 func (s *Store) Stages(ctx context.Context, tripID string) ([]Stage, error) {
 	var out []Stage
-	err := database.Conn(ctx, s.db).NewSelect().Model(&out).Where("trip_id = ?", tripID).Order("position").Scan(ctx)
+	err := storage.Conn(ctx, s.db).NewSelect().Model(&out).Where("trip_id = ?", tripID).Order("position").Scan(ctx)
 	return out, err
 }
 
 // SaveAlerts stores each stage's alerts (index-aligned with stages).
 func (s *Store) SaveAlerts(ctx context.Context, tripID string, stages []Stage, found [][]Alert) error {
-	db := database.Conn(ctx, s.db)
+	db := storage.Conn(ctx, s.db)
 	for i := range stages {
 		list := AlertList{}
 		if i < len(found) && found[i] != nil {

@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"time"
 
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
 )
 
 // Declare adds the trip operations to reg, one declaration each.
 func (t *Trips) Declare(reg *registry.Registry) {
+	reg.DeclareScope(scopes.TripsRead, "Read your trips, their days, shares and exports, and search places.")
+	reg.DeclareScope(scopes.TripsWrite, "Create, change, share and delete your trips.")
 	t.declareStages(reg)
 	t.declareShares(reg)
 	t.declareEnrichments(reg)

@@ -3,8 +3,8 @@ package trips
 import (
 	"net/http"
 
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
 )
 
 // editStages is the one tool over the five stage operations: one concept

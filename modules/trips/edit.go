@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"cairn/app/database"
-	"cairn/modules/route/geo"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // Days is a trip with its days: the record stage operations load, merge,
@@ -314,7 +314,7 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		}
 	}
 	roots := replan(prev.Trip, d.Trip, []string{ComputeTerrain})
-	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
 			return err
 		}

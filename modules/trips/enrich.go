@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"cairn.dev/cairn/progress"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,12 @@ import (
 	"slices"
 	"time"
 
-	"cairn/app/database"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/poi"
-	"cairn/modules/route/routing"
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/routing"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // ComputeAccommodations scans places to sleep near each day's end.
@@ -50,7 +51,7 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 	}
 	err = p.commit(ctx, job, func(ctx context.Context) error {
 		for i := range stages {
-			if _, err := database.Conn(ctx, p.store.db).NewUpdate().Model((*Stage)(nil)).
+			if _, err := storage.Conn(ctx, p.store.db).NewUpdate().Model((*Stage)(nil)).
 				Set("accommodations = ?", found[i]).Where("id = ?", stages[i].ID).Exec(ctx); err != nil {
 				return err
 			}
@@ -170,7 +171,7 @@ func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInpu
 		return Detour{}, err
 	}
 	if t.progress != nil { // apps following the trip see the detour too; the answer does not depend on it
-		_ = t.progress.Publish(ctx, d.Trip.ID, Event{Type: "route_segment_recalculated", Data: map[string]any{
+		_ = t.progress.Publish(ctx, d.Trip.ID, progress.Event{Type: "route_segment_recalculated", Data: map[string]any{
 			"stageId": s.ID, "reason": "poi_detour", "distance": round1(res.Distance), "elevationGain": res.ElevationGain,
 			"duration": int(res.Duration.Minutes())}})
 	}
@@ -189,7 +190,7 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 	for _, n := range enrichments {
 		set[n] = StatusPending
 	}
-	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		// Judged on the locked row, so two calls cannot both start one.
 		locked, err := t.store.lockTrip(ctx, tr.ID)
 		if err != nil {

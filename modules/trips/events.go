@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Heartbeat is how often an idle event stream sends a comment, so proxies

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"cairn/app/database"
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List, error) {
@@ -95,7 +95,7 @@ func (t *Trips) create(ctx context.Context, c *registry.Call, _ *CreateInput) (S
 	}
 	// The trip, its plan and its first job commit together (the creation
 	// runs in the idempotency guard's transaction): a repeat never dispatches.
-	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Insert(ctx, tr); err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateI
 		return stateOf(prev, c.Now), nil // nothing to write, nothing to recompute
 	}
 	roots := replan(prev, merged, triggered(changed))
-	err := database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Update(ctx, merged, prev.Version, len(roots) > 0); err != nil {
 			return err
 		}

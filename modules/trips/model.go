@@ -11,7 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Defaults of the trip settings (model.md).

@@ -4,14 +4,15 @@
 package trips
 
 import (
+	"cairn.dev/cairn/progress"
 	"log/slog"
 
 	"go.uber.org/fx"
 
-	"cairn/modules/route/places"
-	"cairn/modules/route/poi"
-	"cairn/modules/route/routing"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/routing"
+	"cairn.dev/cairn/registry"
 )
 
 // Module provides the trip store, the pipeline and the trip declarations.
@@ -23,7 +24,7 @@ type Params struct {
 	fx.In
 	Store    *Store
 	Jobs     Dispatcher
-	Progress Progress
+	Progress progress.Hub
 	Source   Source
 	Places   poi.Provider    `optional:"true"` // accommodation candidates
 	Router   routing.Router  `optional:"true"` // detours through a waypoint
@@ -43,7 +44,7 @@ type Result struct {
 type Trips struct {
 	store    *Store
 	jobs     Dispatcher
-	progress Progress
+	progress progress.Hub
 	router   routing.Router
 	geocoder places.Searcher
 }

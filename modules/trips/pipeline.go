@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"cairn.dev/cairn/progress"
 	"context"
 	"errors"
 	"fmt"
@@ -10,12 +11,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"cairn/app/database"
-	"cairn/modules/route/decimate"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/pacing"
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/decimate"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/pacing"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/storage"
 )
 
 // The computations of a trip and the statuses they go through.
@@ -121,7 +122,7 @@ type Pipeline struct {
 	store    *Store
 	source   Source
 	jobs     Dispatcher
-	progress Progress
+	progress progress.Hub
 	places   poi.Provider
 	log      *slog.Logger
 }
@@ -205,7 +206,7 @@ func (p *Pipeline) complete(ctx context.Context, job Job) error {
 // transaction, which first checks that the job's generation is still the
 // trip's: stale work writes nothing at all.
 func (p *Pipeline) commit(ctx context.Context, job Job, write func(ctx context.Context) error) error {
-	return database.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+	return storage.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := p.store.current(ctx, job.TripID, job.Generation); err != nil {
 			return err
 		}
@@ -395,7 +396,7 @@ func (p *Pipeline) publish(ctx context.Context, tripID, typ string, data any) {
 	if p.progress == nil {
 		return
 	}
-	if err := p.progress.Publish(ctx, tripID, Event{Type: typ, Data: data}); err != nil {
+	if err := p.progress.Publish(ctx, tripID, progress.Event{Type: typ, Data: data}); err != nil {
 		p.log.Warn("progress not published", "trip", tripID, "event", typ, "err", err)
 	}
 }

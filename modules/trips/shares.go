@@ -13,11 +13,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/modules/route/export"
-	"cairn/modules/route/geo"
-	"cairn/modules/scopes"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // Share is a trip's public link: revocation is a soft delete, and at most
@@ -70,8 +70,8 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 		return Shared{}, err
 	}
 	sh := newShare(tr.ID)
-	if _, err := database.Conn(ctx, t.store.db).NewInsert().Model(sh).Exec(ctx); err != nil {
-		if database.IsUniqueViolation(err) {
+	if _, err := storage.Conn(ctx, t.store.db).NewInsert().Model(sh).Exec(ctx); err != nil {
+		if storage.IsUniqueViolation(err) {
 			return Shared{}, ErrShareExists
 		}
 		return Shared{}, err
@@ -83,9 +83,9 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 // activeShare loads the trip's active share: the read step of unshare.
 func (t *Trips) activeShare(ctx context.Context, c *registry.Call) (registry.Record, error) {
 	sh := new(Share)
-	err := database.Conn(ctx, t.store.db).NewSelect().Model(sh).
+	err := storage.Conn(ctx, t.store.db).NewSelect().Model(sh).
 		Where("trip_id = ? AND deleted_at IS NULL", c.Var("id")).Scan(ctx)
-	if database.NoRows(err) {
+	if storage.NoRows(err) {
 		return nil, registry.Fail(registry.KindNotFound, "this trip is not shared")
 	}
 	return sh, err
@@ -100,7 +100,7 @@ func (t *Trips) unshareImpact(_ context.Context, c *registry.Call) (registry.Imp
 }
 
 func (t *Trips) unshare(ctx context.Context, c *registry.Call, _ *NoInput) (Unshared, error) {
-	res, err := database.Conn(ctx, t.store.db).NewUpdate().Model((*Share)(nil)).Set("deleted_at = ?", c.Now.UTC()).
+	res, err := storage.Conn(ctx, t.store.db).NewUpdate().Model((*Share)(nil)).Set("deleted_at = ?", c.Now.UTC()).
 		Where("trip_id = ? AND deleted_at IS NULL", c.Var("id")).Exec(ctx)
 	if err != nil {
 		return Unshared{}, err
@@ -119,9 +119,9 @@ func (t *Trips) unshare(ctx context.Context, c *registry.Call, _ *NoInput) (Unsh
 // rule of the public reads (anyone holding the code is allowed).
 func (t *Trips) sharedTrip(ctx context.Context, code string) (string, bool, error) {
 	sh := new(Share)
-	err := database.Conn(ctx, t.store.db).NewSelect().Model(sh).
+	err := storage.Conn(ctx, t.store.db).NewSelect().Model(sh).
 		Where("short_code = ? AND deleted_at IS NULL", code).Scan(ctx)
-	if database.NoRows(err) {
+	if storage.NoRows(err) {
 		return "", false, nil
 	}
 	return sh.TripID, err == nil, err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Stage is one stored day of a trip.

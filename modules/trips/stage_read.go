@@ -3,7 +3,7 @@ package trips
 import (
 	"context"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // StageDetail is one day in full, as get_stage answers it.

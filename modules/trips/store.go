@@ -9,19 +9,19 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // Store keeps trips. Every method joins the transaction carried by ctx.
 type Store struct {
 	db   *bun.DB
-	owns *database.Stmt // run by the owner guard on every call addressed by a trip id
+	owns *storage.Stmt // run by the owner guard on every call addressed by a trip id
 }
 
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
-	return &Store{db: db, owns: database.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+	return &Store{db: db, owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
@@ -42,8 +42,8 @@ func (s *Store) Owns(ctx context.Context, userID, id string) (bool, error) {
 // Get loads trip id.
 func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
 	t := new(Trip)
-	err := database.Conn(ctx, s.db).NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
-	if database.NoRows(err) {
+	err := storage.Conn(ctx, s.db).NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
+	if storage.NoRows(err) {
 		// Deleted meanwhile (callers behind the owner guard), or a stale
 		// reference (the pipeline): either way, not found.
 		return nil, registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
@@ -53,7 +53,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
 
 // Insert stores a new trip.
 func (s *Store) Insert(ctx context.Context, t *Trip) error {
-	_, err := database.Conn(ctx, s.db).NewInsert().Model(t).Exec(ctx)
+	_, err := storage.Conn(ctx, s.db).NewInsert().Model(t).Exec(ctx)
 	return err
 }
 
@@ -78,7 +78,7 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 	if replanned {
 		cols = append(slices.Clone(cols), "generation", "computation_status")
 	}
-	res, err := database.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).WherePK().
+	res, err := storage.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).WherePK().
 		Where("version = ?", expected).Exec(ctx)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 
 // Delete removes trip id.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	_, err := database.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Exec(ctx)
+	_, err := storage.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Exec(ctx)
 	return err
 }
 
@@ -105,7 +105,7 @@ type Filter struct {
 // List returns one page of the user's trips, newest first, and the total.
 func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int) ([]Trip, int, error) {
 	var out []Trip
-	q := database.Conn(ctx, s.db).NewSelect().Model(&out).Where("user_id = ?", userID)
+	q := storage.Conn(ctx, s.db).NewSelect().Model(&out).Where("user_id = ?", userID)
 	if f.Title != "" {
 		q = q.Where("LOWER(title) LIKE ? ESCAPE '\\'", "%"+strings.ToLower(escapeLike(f.Title))+"%")
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 // analyzeTerrain runs the alert rules that need no outside data on the

@@ -10,11 +10,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"cairn/app/database"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/pacing"
-	"cairn/registry"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/pacing"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 )
 
 // UploadInput is the form of a GPX upload: the settings of a creation,
@@ -104,7 +104,7 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone,
 		ComputeTerrain: StatusPending, ComputeAccommodations: StatusPending}
 	tr.ComputationStatus = StatusMap(plan)
-	err = database.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
+	err = storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Insert(ctx, tr); err != nil {
 			return err
 		}

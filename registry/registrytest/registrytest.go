@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"cairn/registry"
+	"cairn.dev/cairn/registry"
 )
 
 // Rule is one coverage rule: it returns a problem, or "" when op satisfies it.

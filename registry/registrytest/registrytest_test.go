@@ -3,12 +3,15 @@ package registrytest_test
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/registry"
-	"cairn/registry/registrytest"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/registry/registrytest"
+	one "cairn.dev/cairn/registry/registrytest/internal/one/things"
+	two "cairn.dev/cairn/registry/registrytest/internal/two/things"
 )
 
 type rec struct{ Name string }
@@ -112,16 +115,68 @@ func TestTheWalkCatchesBrokenDeclarations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reg := registry.New()
+			reg := vocabulary()
 			tt.give(reg)
 			require.Contains(t, registrytest.Failures(reg), tt.wants)
 		})
 	}
 }
 
+func vocabulary() *registry.Registry {
+	reg := registry.New()
+	reg.DeclareScope("things:write", "Change things.")
+	return reg
+}
+
+func read[I any](id, path, tool string) registry.Op[I, out] {
+	return registry.Op[I, out]{
+		ID: id, HTTP: registry.Get(path), Tool: registry.Tool(tool, "Read."),
+		Scope: "things:write", Owner: registry.CallerOwned, RateLimit: registry.NoRateLimit,
+		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Hints: registry.Hints{ReadOnly: true}, Handle: handle[I],
+	}
+}
+
+// TestCheckReportsEveryClashAtOnce: clashes of schema name, route, tool,
+// ID and scope are problems of Check, listed together, never a panic.
+func TestCheckReportsEveryClashAtOnce(t *testing.T) {
+	t.Parallel()
+	reg := vocabulary()
+	reg.DeclareScope("things:write", "Again.")
+	registry.Add(reg, read[one.Input]("things.one", "/one", "read_one"))
+	registry.Add(reg, read[two.Input]("things.two", "/two", "read_two"))
+	registry.Add(reg, read[in]("things.one", "/three", "read_three"))
+	registry.Add(reg, read[in]("things.four", "/one", "read_one"))
+	op := read[in]("things.five", "/five", "read_five")
+	op.Scope = "things:unknown"
+	registry.Add(reg, op)
+	err := reg.Check()
+	require.Error(t, err)
+	for _, want := range []string{
+		"schema name ThingsInput",
+		"duplicate operation ID",
+		"HTTP route GET /one clashes with",
+		"tool name read_one is already used",
+		"scope things:write is declared twice",
+		"scope things:unknown is not in the vocabulary",
+	} {
+		require.Contains(t, err.Error(), want)
+	}
+}
+
+// TestSchemaNamesAreQualified: two packages may each hold a type of one
+// name only if their own names differ; the package names the schema.
+func TestSchemaNamesAreQualified(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "ThingsInput", registry.SchemaName(reflect.TypeFor[one.Input](), "hint"))
+	require.Equal(t, "RegistrytestTestIn", registry.SchemaName(reflect.TypeFor[in](), "hint"))
+	require.Equal(t, "hint", registry.SchemaName(reflect.TypeFor[struct{ A int }](), "hint"))
+}
+
 func TestAWellFormedDeclarationIsCovered(t *testing.T) {
 	t.Parallel()
-	reg := registry.New()
+	reg := vocabulary()
 	registry.Add(reg, good())
 	require.Empty(t, registrytest.Failures(reg))
 	registrytest.RequireCovered(t, reg)

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 // TestCodes pins the vocabulary of pipeline.md §8: clients dedupe and

@@ -1,6 +1,6 @@
 package alerts
 
-import "cairn/modules/route/geo"
+import "cairn.dev/cairn/modules/route/geo"
 
 // Analyzer runs the rules of this package over a trip. The zero value works:
 // embedded time zones, no chargers known.

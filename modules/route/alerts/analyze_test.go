@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 // eventful is a trip that trips every rule of this package once: day 2

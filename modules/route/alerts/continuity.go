@@ -3,7 +3,7 @@ package alerts
 import (
 	"fmt"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Gap thresholds of the continuity rule, in metres: a gap up to

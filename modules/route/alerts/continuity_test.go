@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // TestContinuity runs test-scenarios.md 50 and its boundaries: a gap of

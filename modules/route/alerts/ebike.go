@@ -3,7 +3,7 @@ package alerts
 import (
 	"fmt"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // E-bike range model (pipeline.md §8): EbikeFlatRange km on the flat, less

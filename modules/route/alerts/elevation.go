@@ -3,7 +3,7 @@ package alerts
 import (
 	"fmt"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // MaxAscent is the D+ in metres above which a stage is a big climb.

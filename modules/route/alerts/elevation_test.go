@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 // TestElevationGain runs test-scenarios.md 49: more than 1 200 m of D+ is a

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // base is where test stages start: open country in the Drôme.

@@ -3,7 +3,7 @@ package alerts
 import (
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Stage is what the rules read of one day of a trip.

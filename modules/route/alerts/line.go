@@ -1,6 +1,6 @@
 package alerts
 
-import "cairn/modules/route/geo"
+import "cairn.dev/cairn/modules/route/geo"
 
 // along is the point at fraction f (clamped to 0..1) of the polyline's
 // length, interpolated linearly between its two neighbours. Rules place an

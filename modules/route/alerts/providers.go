@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // ErrUnavailable is what a provider answers when it cannot be asked at all

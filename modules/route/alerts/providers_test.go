@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/alerts"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // TestUnavailable checks that the default providers answer "not available",

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 // TestRestDaySuggested runs test-scenarios.md 54 and the rule's other

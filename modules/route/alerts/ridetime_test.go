@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/alerts"
 )
 
 func TestEffectiveSpeed(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // arriving is a riding stage of km kilometres, flat, ending at end. Only its

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Sky says whether civil twilight ends on a given day at a given place.

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/alerts"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Reference places.

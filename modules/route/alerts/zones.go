@@ -12,7 +12,7 @@ import (
 
 	"github.com/ringsaturn/tzf"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Zones finds the time zone in force at a point.

@@ -7,7 +7,7 @@ import (
 	"math"
 	"slices"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Tolerance is the deviation in metres the pipeline allows: about 25,000

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/decimate"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/decimate"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 // north moves p metres north, east metres east; close enough at test scale,

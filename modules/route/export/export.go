@@ -13,7 +13,7 @@ import (
 	"math"
 	"strings"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Content types of the two formats, for the Content-Type of a download.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/export"
 )
 
 func TestSymbol(t *testing.T) {

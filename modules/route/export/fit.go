@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // ErrTooLarge refuses a track whose FIT data would not fit the header's

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/export"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 // Global message numbers of the FIT profile.

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/fetch"
+	"cairn.dev/cairn/modules/route/fetch"
 )
 
 // loopback lets a client reach test servers on 127.0.0.1 only; the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // dms turns degrees, minutes and seconds into decimal degrees, keeping the sign

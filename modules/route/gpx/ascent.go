@@ -1,6 +1,6 @@
 package gpx
 
-import "cairn/modules/route/geo"
+import "cairn.dev/cairn/modules/route/geo"
 
 // minRun is the climb or drop, in metres, a run must exceed to count: smaller
 // runs are barometric and GPS noise.

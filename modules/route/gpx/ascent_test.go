@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 // profile makes points that differ only in elevation.

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // DefaultMaxBytes is the largest stream Parse reads: 30 MB, the upload limit

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 // doc wraps track content in a GPX 1.1 document.

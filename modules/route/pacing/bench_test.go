@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"testing"
 
-	"cairn/modules/route/decimate"
-	"cairn/modules/route/export"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/pacing"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/decimate"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/pacing"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 func BenchmarkPlanLong(b *testing.B) {

@@ -8,9 +8,9 @@ import (
 	"math"
 	"time"
 
-	"cairn/modules/route/decimate"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/decimate"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
 )
 
 // Defaults of the trip's pacing settings (model.md), used for zero values.

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/decimate"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
-	"cairn/modules/route/pacing"
-	"cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/route/decimate"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/pacing"
+	"cairn.dev/cairn/modules/route/routefixture"
 )
 
 // leg is the longest step between two decimated points of a zigzag route, in

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"cairn/modules/route/ttlcache"
+	"cairn.dev/cairn/modules/route/ttlcache"
 )
 
 // Cache keeps answers of an upstream Searcher by key. It is an interface so

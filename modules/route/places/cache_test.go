@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/places"
 )
 
 func setupCache(t *testing.T, max int) (*places.MemoryCache, *fakeClock) {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/places"
 )
 
 // smallRows is a gazetteer in which each query of TestGazetteerRanking

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/places"
 )
 
 // fakeClock is the throttle's and the cache's clock. Time stands still

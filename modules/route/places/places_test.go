@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/places"
 )
 
 func TestFold(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Provider answers the accommodation candidates of a stage end. *Store (the

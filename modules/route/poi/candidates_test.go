@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database/dbtest"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 func names(accs []poi.Accommodation) []string {
@@ -31,7 +32,7 @@ func full() poi.Tags {
 
 func TestCandidatesRanking(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db,
 			// Six key fields beat everything, even far away.
 			place("1", "Complete Hotel", poi.TypeHotel, offset(end, 4, 0), full()),
@@ -72,7 +73,7 @@ func TestCandidatesRanking(t *testing.T) {
 
 func TestCandidatesDuplicates(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db,
 			// A node with details and the building way drawn around it, 150 m
 			// away: one place, the better described kept.
@@ -100,7 +101,7 @@ func TestCandidatesDuplicates(t *testing.T) {
 
 func TestCandidatesCheapSlot(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		var pois []poi.POI
 		for i, n := range []string{"H1", "H2", "H3", "H4", "H5", "H6"} {
 			pois = append(pois, place("h"+n, n, poi.TypeHotel, offset(end, float64(i)*0.1, 0), full()))
@@ -133,7 +134,7 @@ func TestCandidatesCheapSlot(t *testing.T) {
 
 func TestCandidatesCheapAlreadyIn(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db,
 			place("c", "Good Camp", poi.TypeCampSite, end, full()),
 			place("1", "H1", poi.TypeHotel, end, poi.Tags{"website": "w"}),
@@ -151,7 +152,7 @@ func TestCandidatesCheapAlreadyIn(t *testing.T) {
 
 func TestCandidatesRadius(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		var pois []poi.POI
 		for _, km := range []float64{4.9, 5.1, 14.9, 15.1} {
 			pois = append(pois, place(fmt.Sprintf("east-%.1f", km), "", poi.TypeHotel, offset(end, 0, km), nil))
@@ -183,7 +184,7 @@ func TestCandidatesRadius(t *testing.T) {
 
 func TestCandidatesFields(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		p := offset(end, 0, 2)
 		s := setup(t, db, poi.POI{ID: "osm:way:42", Source: poi.SourceOSM, OSMType: poi.OSMWay, OSMID: 42,
 			Name: "Camping des Prés", Category: poi.TypeCampSite, Lat: p.Lat, Lon: p.Lon, Tags: poi.Tags{
@@ -222,7 +223,7 @@ func TestCandidatesFields(t *testing.T) {
 
 func TestCandidatesRefuses(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db)
 		_, err := s.Candidates(context.Background(), end, 5, []string{poi.TypeHotel, "other"}, nil)
 		require.ErrorIs(t, err, poi.ErrUnknownType)
@@ -237,7 +238,7 @@ func TestCandidatesRefuses(t *testing.T) {
 // imported into each engine, then read back as candidates.
 func TestImportThenCandidates(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := poi.NewStore(db)
 		stats, err := poi.Importer{BatchSize: 2}.Import(ctx, s, strings.NewReader(fixtureXML), poi.FormatXML)

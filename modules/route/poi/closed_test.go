@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/poi"
 )
 
 func TestPossiblyClosed(t *testing.T) {

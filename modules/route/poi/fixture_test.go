@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/poi"
 )
 
 // memory is an Upserter that keeps each batch, for importer tests that do

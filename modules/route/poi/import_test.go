@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/poi"
 )
 
 func TestDetectFormat(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // DefaultOverpassEndpoint is the public Overpass instance. Its usage policy

@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/poi"
 )
 
 // overpassAnswer is what a real interpreter answers to the query with out

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/poi"
 )
 
 func TestEstimatePrice(t *testing.T) {

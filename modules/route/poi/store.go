@@ -8,8 +8,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/storage"
 )
 
 // ErrNotFound is returned by Get for an unknown id.
@@ -71,10 +71,10 @@ func (s *Store) Upsert(ctx context.Context, pois []POI) error {
 		return nil
 	}
 	rows := dedupeByID(pois)
-	return database.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
 		for start := 0; start < len(rows); start += upsertChunk {
 			chunk := rows[start:min(start+upsertChunk, len(rows))]
-			_, err := database.Conn(ctx, s.db).NewInsert().Model(&chunk).
+			_, err := storage.Conn(ctx, s.db).NewInsert().Model(&chunk).
 				On("CONFLICT (id) DO UPDATE").
 				Set("source = EXCLUDED.source").
 				Set("osm_type = EXCLUDED.osm_type").
@@ -113,8 +113,8 @@ func dedupeByID(pois []POI) []poiRow {
 // Get loads the POI with id, or ErrNotFound.
 func (s *Store) Get(ctx context.Context, id string) (POI, error) {
 	var r poiRow
-	err := database.Conn(ctx, s.db).NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
-	if database.NoRows(err) {
+	err := storage.Conn(ctx, s.db).NewSelect().Model(&r).Where("id = ?", id).Scan(ctx)
+	if storage.NoRows(err) {
 		return POI{}, ErrNotFound
 	}
 	if err != nil {
@@ -164,7 +164,7 @@ func wrapLon(lon float64) float64 {
 // category when categories is empty), in id order.
 func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, error) {
 	var rows []poiRow
-	q := database.Conn(ctx, s.db).NewSelect().Model(&rows).
+	q := storage.Conn(ctx, s.db).NewSelect().Model(&rows).
 		Where("lat >= ?", b.MinLat).Where("lat <= ?", b.MaxLat)
 	if b.MinLon <= b.MaxLon {
 		q = q.Where("lon >= ?", b.MinLon).Where("lon <= ?", b.MaxLon)

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"cairn/app/database"
-	"cairn/app/database/dbtest"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/poi"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 // end is the stage end most tests search around.
@@ -51,7 +52,7 @@ func setup(t *testing.T, db *bun.DB, pois ...poi.POI) *poi.Store {
 
 func TestStoreUpsert(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 		first := poi.POI{ID: "osm:way:7", Source: poi.SourceOSM, OSMType: poi.OSMWay, OSMID: 7,
@@ -83,7 +84,7 @@ func TestStoreUpsert(t *testing.T) {
 
 func TestStoreUpsertRepeatedID(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db,
 			place("osm:node:1", "old", poi.TypeHotel, end, nil),
 			place("osm:node:2", "other", poi.TypeHotel, end, nil),
@@ -98,7 +99,7 @@ func TestStoreUpsertRepeatedID(t *testing.T) {
 
 func TestStoreManualPOI(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		manual := poi.POI{ID: "manual:abc", Source: poi.SourceManual, Name: "Chez Paul", Category: poi.TypeGuestHouse,
 			Lat: 45, Lon: 6, Tags: poi.Tags{}}
 		s := setup(t, db, manual)
@@ -112,7 +113,7 @@ func TestStoreManualPOI(t *testing.T) {
 
 func TestStoreGetUnknown(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		_, err := setup(t, db).Get(context.Background(), "osm:node:404")
 		require.ErrorIs(t, err, poi.ErrNotFound)
 	})
@@ -120,10 +121,10 @@ func TestStoreGetUnknown(t *testing.T) {
 
 func TestStoreUpsertJoinsTransaction(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db)
 		rollback := errors.New("roll back")
-		err := database.Tx{DB: db}.InTx(context.Background(), func(ctx context.Context) error {
+		err := storage.Tx{DB: db}.InTx(context.Background(), func(ctx context.Context) error {
 			require.NoError(t, s.Upsert(ctx, []poi.POI{place("osm:node:9", "Gone", poi.TypeHotel, end, nil)}))
 			_, err := s.Get(ctx, "osm:node:9") // seen inside
 			require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestStoreUpsertJoinsTransaction(t *testing.T) {
 
 func TestStoreInBox(t *testing.T) {
 	t.Parallel()
-	dbtest.Engines(t, func(t *testing.T, db *bun.DB) {
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
 		s := setup(t, db,
 			place("a", "A", poi.TypeHotel, geo.Point{Lat: 45.0, Lon: 6.0}, nil),
 			place("b", "B", poi.TypeCampSite, geo.Point{Lat: 45.5, Lon: 6.5}, nil),

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Track is one <trk> of a multi-track file.

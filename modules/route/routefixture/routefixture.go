@@ -9,8 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"cairn/modules/route/export"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // The long route: enough points and kilometres to show that parsing,

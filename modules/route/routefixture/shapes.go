@@ -3,7 +3,7 @@ package routefixture
 import (
 	"math"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Zigzag geometry: legs long enough to give pacing a boundary every few

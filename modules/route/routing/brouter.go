@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Defaults for the zero BRouterOptions.

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/routing"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/routing"
 )
 
 // answer is a BRouter 1.7 GeoJSON answer, trimmed of its per-segment

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"math"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // DefaultSpacing is GreatCircle's distance between interpolated points, in

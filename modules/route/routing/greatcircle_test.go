@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/routing"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/routing"
 )
 
 func TestGreatCircleRoute(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"math"
 	"time"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Router turns an ordered list of via points (at least two: start, any

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/ttlcache"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/ttlcache"
 )
 
 // Cache keeps fetched routes by key ("komoot_tour:123"), so a route shared

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"cairn/modules/route/fetch"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Komoot has no public API. Its tour and collection pages carry their data

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // RideWithGPS answers /routes/{id}.json for public routes:

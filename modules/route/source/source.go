@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"cairn/modules/route/fetch"
-	"cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Source types, as stored on the trip and published in route_parsed.

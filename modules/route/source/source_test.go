@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/export"
-	"cairn/modules/route/fetch"
-	"cairn/modules/route/geo"
-	"cairn/modules/route/source"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/source"
 )
 
 // answer is what the fake providers serve at a path.

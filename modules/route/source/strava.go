@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 
-	"cairn/modules/route/geo"
-	"cairn/modules/route/gpx"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/gpx"
 )
 
 // stravaRoute reads /routes/{id}/export_gpx with the hardened GPX parser

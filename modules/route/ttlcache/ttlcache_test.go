@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"cairn/modules/route/ttlcache"
+	"cairn.dev/cairn/modules/route/ttlcache"
 )
 
 func TestExpiryEvictionAndCopies(t *testing.T) {

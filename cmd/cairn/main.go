@@ -1,0 +1,229 @@
+// Command cairn serves the Cairn API over HTTP and MCP, applies migrations,
+// creates access tokens and prints the guard matrix.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/fx"
+
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/app/guardmatrix"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/planner"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+)
+
+const usage = `usage: cairn [--config FILE] COMMAND
+
+commands:
+  serve                          run the server (HTTP API, /mcp, /docs)
+  migrate                        apply pending database migrations
+  token create --email E --scope S [--scope S] [--name N] [--ttl 720h]
+                                 create a personal access token (printed once)
+  pois import FILE [--format xml|pbf]
+                                 load accommodations from OpenStreetMap data (.osm, .osm.pbf)
+  guards [--format text|markdown|json]
+                                 print the operation × guard matrix
+
+configuration: built-in defaults, then cairn.yaml, then CAIRN_* variables.
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "cairn:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	cfgPath := fs.String("config", "", "configuration file (default ./cairn.yaml when present)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*cfgPath, os.Environ(), planner.Keys()...)
+	if err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fs.Usage()
+		return errors.New("no command given")
+	}
+	switch rest[0] {
+	case "serve":
+		return serve(cfg, stdout, stderr)
+	case "migrate":
+		return migrate(cfg, stdout)
+	case "token":
+		return token(cfg, rest[1:], stdout, stderr)
+	case "guards":
+		return printGuards(cfg, rest[1:], stdout, stderr)
+	case "pois":
+		return importPOIs(cfg, rest[1:], stdout, stderr)
+	default:
+		fs.Usage()
+		return fmt.Errorf("unknown command %q", rest[0])
+	}
+}
+
+func serve(cfg config.Config, stdout, stderr io.Writer) error {
+	log := app.NewLogger(cfg, stderr)
+	settings, err := planner.Decode(cfg)
+	if err != nil {
+		return err
+	}
+	var srv *app.Server
+	var store *accounts.Store
+	fxApp := fx.New(app.Options(planner.Product(), cfg, log), fx.Populate(&srv, &store))
+	if err := fxApp.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := fxApp.Start(ctx); err != nil {
+		return err
+	}
+	if cfg.Dev {
+		tok, err := planner.DevToken(ctx, store, srv.Registry, settings.DevEmail)
+		if err != nil {
+			_ = fxApp.Stop(context.Background())
+			return fmt.Errorf("development user: %w", err)
+		}
+		planner.PrintWelcome(stdout, srv.URL(), settings.DevEmail, tok)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	got := <-sig
+	log.Info("shutting down", "signal", got.String(), "grace", cfg.ShutdownGrace)
+	stopCtx, stop := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
+	defer stop()
+	return fxApp.Stop(stopCtx)
+}
+
+func migrate(cfg config.Config, stdout io.Writer) error {
+	n, engine, err := app.Migrate(context.Background(), planner.Product(), cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d migration(s) applied; job queue up to date\n", engine, n)
+	return nil
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func token(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return errors.New("usage: cairn token create --email E --scope S [--scope S]")
+	}
+	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "owner of the token (created when absent)")
+	name := fs.String("name", "cli", "a name to recognise the token by")
+	ttl := fs.Duration("ttl", 0, "lifetime, e.g. 720h (default: no expiry)")
+	var scs multi
+	fs.Var(&scs, "scope", "scope to grant (repeatable): trips:read, trips:write")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *email == "" {
+		return errors.New("--email is required")
+	}
+	ctx := context.Background()
+	reg, err := app.Registry(planner.Product(), cfg)
+	if err != nil {
+		return err
+	}
+	if storage.SQLitePath(cfg.DatabaseURL, cfg.DataDir) != "" {
+		if _, _, err := app.Migrate(ctx, planner.Product(), cfg); err != nil {
+			return err
+		}
+	}
+	db, _, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := accounts.NewStore(db, reg)
+	u, _, err := store.EnsureUser(ctx, *email)
+	if err != nil {
+		return err
+	}
+	var granted []registry.Scope
+	for _, s := range scs {
+		granted = append(granted, registry.Scope(s))
+	}
+	secret, err := store.CreateToken(ctx, u.ID, *name, granted, *ttl)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, secret)
+	return nil
+}
+
+func printGuards(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("guards", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text, markdown or json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	reg, err := app.Registry(planner.Product(), cfg)
+	if err != nil {
+		return err
+	}
+	return guardmatrix.Write(stdout, reg, *format)
+}
+
+func importPOIs(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) < 2 || args[0] != "import" {
+		return errors.New("usage: cairn pois import FILE [--format xml|pbf]")
+	}
+	fs := flag.NewFlagSet("pois import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "xml or pbf (default: from the file name)")
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	var override poi.Format
+	if *format != "" {
+		f, err := poi.ParseFormat(*format)
+		if err != nil {
+			return err
+		}
+		override = f
+	}
+	ctx := context.Background()
+	if _, _, err := app.Migrate(ctx, planner.Product(), cfg); err != nil {
+		return err
+	}
+	db, _, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := poi.ImportFile(ctx, poi.NewStore(db), args[1], override)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %d nodes and %d ways (%v)\n", st.Nodes, st.Ways, st.ByType)
+	return nil
+}

@@ -1,0 +1,13 @@
+package trips
+
+import (
+	"embed"
+
+	"cairn.dev/cairn/migrations"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the module's tables, contributed to the application's history.
+var Migrations = migrations.Dir("trips", migrationFiles, "migrations")

@@ -1,0 +1,129 @@
+package planner_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/planner/plannertest"
+)
+
+// The benchmarks serve one read (get_trip) bare — a plain huma handler and
+// a plain go-sdk tool doing the same read — and through the guard chain, on
+// both faces. `make bench` prints the guarded/bare ratio of each face.
+
+type benchEnv struct {
+	app   *plannertest.App
+	token string
+	id    string
+	trips *trips.Trips
+}
+
+func setupBench(b *testing.B) benchEnv {
+	b.Helper()
+	a := plannertest.New(b)
+	e := newEnv(b, a)
+	id := e.trip(b, nil)
+	// The same module, outside the chain: the baseline does the same read.
+	tr := trips.New(trips.Params{Store: trips.NewStore(a.DB)}).Trips
+	return benchEnv{app: a, token: e.token, id: id, trips: tr}
+}
+
+func httpGet(b *testing.B, client *http.Client, url, token string) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := client.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("status %d", res.StatusCode)
+	}
+}
+
+func BenchmarkGetTripHTTP(b *testing.B) {
+	e := setupBench(b)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+	mux := http.NewServeMux()
+	api := humago.New(mux, huma.DefaultConfig("bare", "1"))
+	type in struct {
+		ID string `path:"id"`
+	}
+	type out struct{ Body trips.Detail }
+	huma.Get(api, "/trips/{id}/detail", func(ctx context.Context, i *in) (*out, error) {
+		d, err := e.trips.Detail(ctx, i.ID, time.Now())
+		return &out{Body: d}, err
+	})
+	bare := httptest.NewServer(mux)
+	defer bare.Close()
+
+	b.Run("bare", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			httpGet(b, client, bare.URL+"/trips/"+e.id+"/detail", e.token)
+		}
+	})
+	b.Run("guarded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			httpGet(b, client, e.app.URL+"/trips/"+e.id+"/detail", e.token)
+		}
+	})
+}
+
+func BenchmarkGetTripMCP(b *testing.B) {
+	e := setupBench(b)
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	type in struct {
+		ID string `json:"id"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "get_trip"}, func(ctx context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, trips.Detail, error) {
+		d, err := e.trips.Detail(ctx, i.ID, time.Now())
+		return nil, d, err
+	})
+	bare := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer bare.Close()
+
+	call := func(b *testing.B, endpoint string) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		s, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{
+			Endpoint: endpoint, HTTPClient: &http.Client{Transport: authorized{e.token}},
+		}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		args := map[string]any{"id": e.id}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_trip", Arguments: args})
+			if err != nil || res.IsError {
+				raw, _ := json.Marshal(res)
+				b.Fatalf("call: %v %s", err, raw)
+			}
+		}
+	}
+	b.Run("bare", func(b *testing.B) { call(b, bare.URL) })
+	b.Run("guarded", func(b *testing.B) { call(b, e.app.URL+"/mcp") })
+}
+
+type authorized struct{ token string }
+
+func (a authorized) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+a.token)
+	return http.DefaultTransport.RoundTrip(r)
+}

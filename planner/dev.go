@@ -1,0 +1,52 @@
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/registry"
+)
+
+// DevToken creates the development user when absent, revokes its previous
+// development tokens and mints a fresh one: tokens are stored only as hashes,
+// so a token can be shown once and never again.
+func DevToken(ctx context.Context, store *accounts.Store, reg *registry.Registry, email string) (string, error) {
+	u, _, err := store.EnsureUser(ctx, email)
+	if err != nil {
+		return "", err
+	}
+	if err := store.RevokeTokens(ctx, u.ID, "dev"); err != nil {
+		return "", err
+	}
+	return store.CreateToken(ctx, u.ID, "dev", reg.Scopes(), 0)
+}
+
+// PrintWelcome tells a newcomer how to reach the server: the URL, the token,
+// a curl line, and how to point MCP clients at it.
+func PrintWelcome(w io.Writer, url, email, token string) {
+	desktop := map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{
+		"type": "http", "url": url + "/mcp",
+		"headers": map[string]string{"Authorization": "Bearer " + token},
+	}}}
+	cfg, _ := json.MarshalIndent(desktop, "  ", "  ")
+	fmt.Fprintf(w, `
+Cairn is running at %[1]s
+  API reference:  %[1]s/docs   (OpenAPI: %[1]s/openapi.json)
+  Dev user:       %[2]s
+  Dev token:      %[3]s   (new at every start; the previous one is revoked)
+
+Try it:
+  curl -H "Authorization: Bearer %[3]s" %[1]s/trips
+
+MCP (streamable HTTP) at %[1]s/mcp
+  Inspector CLI:
+    npx @modelcontextprotocol/inspector --cli %[1]s/mcp --transport http \
+      --header "Authorization: Bearer %[3]s" --method tools/list
+  Desktop client configuration:
+  %[4]s
+
+`, url, email, token, cfg)
+}

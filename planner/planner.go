@@ -1,0 +1,109 @@
+// Package planner is the bikepacking trip planner, the framework's first
+// product: it names its modules, their configuration keys and migrations,
+// and provides what they need (route sources, places, routing, the job
+// queue's workers). It is a client of the framework like any other: the
+// framework never imports it.
+package planner
+
+import (
+	"errors"
+	"time"
+
+	"go.uber.org/fx"
+
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/placesearch"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/trips"
+)
+
+// Version is the product's version, set at build time.
+var Version = "0.1.0"
+
+// Settings are the product's configuration keys (Keys), decoded.
+type Settings struct {
+	DevEmail        string        `koanf:"dev_email"`
+	AuthCacheTTL    time.Duration `koanf:"auth_cache_ttl"`
+	SourceAllowHTTP bool          `koanf:"source_allow_http"`
+	SourceAllow     string        `koanf:"source_allow"`
+	SourceBaseURLs  string        `koanf:"source_base_urls"`
+	RouterURL       string        `koanf:"router_url"`
+	NominatimURL    string        `koanf:"nominatim_url"`
+	OverpassURL     string        `koanf:"overpass_url"`
+}
+
+// Decode reads the product's settings from a loaded configuration.
+func Decode(cfg config.Config) (Settings, error) {
+	var s Settings
+	if err := cfg.Decode(&s); err != nil {
+		return s, err
+	}
+	if s.AuthCacheTTL < 0 {
+		return s, errors.New("auth_cache_ttl: must not be negative")
+	}
+	return s, nil
+}
+
+var accountKeys = []config.Key{
+	{Name: "dev_email", Default: "dev@cairn.local", Doc: "email of the development user (dev mode)"},
+	{Name: "auth_cache_ttl", Default: "5s", Doc: "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
+}
+
+var tripKeys = []config.Key{
+	{Name: "source_allow_http", Default: false, Doc: "let route sources use plain http (local development only)"},
+	{Name: "source_allow", Default: "", Doc: "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
+	{Name: "source_base_urls", Default: "", Doc: "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
+	{Name: "router_url", Default: "", Doc: "base URL of a self-hosted BRouter for add_waypoint; empty for the straight-line router"},
+	{Name: "overpass_url", Default: "", Doc: "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
+}
+
+var placeKeys = []config.Key{
+	{Name: "nominatim_url", Default: "", Doc: "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
+}
+
+// Product is the trip planner as the framework composes it.
+func Product() app.Product {
+	return app.Product{
+		Name:    "cairn",
+		Title:   "Cairn trip planner",
+		Version: Version,
+		Description: "Plan bikepacking trips: import a route, cut it into days, edit the days, pick accommodations, share, export. " +
+			"Every operation is also an MCP tool at /mcp unless its description says why not.",
+		Instructions: "Cairn plans bikepacking trips. Create a trip from a route address with create_trip, " +
+			"then read it with get_trip (partial: true while the days are computed; poll again later). " +
+			"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
+			"and a confirmationToken first, and act when called again with it and the same arguments.",
+		Modules: []app.Module{
+			{Name: "settings", Options: fx.Provide(Decode)},
+			{
+				Name: "accounts",
+				Options: fx.Options(accounts.Module,
+					fx.Provide(func(s *accounts.Store) guards.Authenticator { return s },
+						func(s *accounts.Store) app.TokenIssuer { return s }),
+					fx.Decorate(func(s *accounts.Store, set Settings) *accounts.Store { s.SetCacheTTL(set.AuthCacheTTL); return s })),
+				Migrations: []migrations.Source{accounts.Migrations},
+				Keys:       accountKeys,
+			},
+			{
+				Name: "trips",
+				Options: fx.Options(trips.Module,
+					fx.Provide(provideSource, providePlaces, provideRouter, provideDispatcher,
+						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)))),
+				Migrations: []migrations.Source{trips.Migrations, poi.Migrations},
+				Keys:       tripKeys,
+			},
+			{
+				Name:    "placesearch",
+				Options: fx.Options(placesearch.Module, fx.Provide(provideSearcher)),
+				Keys:    placeKeys,
+			},
+		},
+	}
+}
+
+// Keys are the product's configuration keys, for config.Load.
+func Keys() []config.Key { return Product().Keys() }

@@ -1,0 +1,112 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/modules/route/places"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/modules/route/routing"
+	"cairn.dev/cairn/modules/route/source"
+	"cairn.dev/cairn/modules/trips"
+)
+
+// routeSource adapts the route sources to the trips pipeline, telling a
+// failure worth retrying (a provider down) from one that is not (an
+// unsupported address, a removed route, an empty one).
+type routeSource struct{ f *source.Fetcher }
+
+func (s routeSource) Fetch(ctx context.Context, url string) (trips.Imported, error) {
+	r, err := s.f.Fetch(ctx, url)
+	if err != nil {
+		var se *source.Error
+		if errors.As(err, &se) && (se.Code == source.CodeEmptyRoute || permanent(se.Err)) {
+			return trips.Imported{}, &trips.Permanent{Code: se.Code, Err: err}
+		}
+		return trips.Imported{}, err
+	}
+	return trips.Imported{Title: r.Title, SourceType: r.SourceType, Tracks: r.Tracks}, nil
+}
+
+func permanent(err error) bool {
+	var st *fetch.StatusError
+	if errors.As(err, &st) {
+		return st.Code < 500 && st.Code != http.StatusTooManyRequests
+	}
+	return errors.Is(err, source.ErrUnsupported) || errors.Is(err, fetch.ErrForbiddenAddress) || errors.Is(err, fetch.ErrScheme)
+}
+
+func provideSource(cfg Settings) (trips.Source, error) {
+	opts := source.Options{
+		Fetch: fetch.Options{AllowHTTP: cfg.SourceAllowHTTP},
+		Cache: source.NewMemoryCache(1000, nil),
+	}
+	for _, p := range splitList(cfg.SourceAllow) {
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("source_allow: %q is not an address range such as 127.0.0.1/32", p)
+		}
+		opts.Fetch.Allow = append(opts.Fetch.Allow, prefix)
+	}
+	for _, kv := range splitList(cfg.SourceBaseURLs) {
+		name, u, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("source_base_urls: %q must read provider=URL", kv)
+		case name == "komoot":
+			opts.KomootURL = u
+		case name == "strava":
+			opts.StravaURL = u
+		case name == "ridewithgps":
+			opts.RideWithGPSURL = u
+		default:
+			return nil, fmt.Errorf("source_base_urls: unknown provider %q (komoot, strava, ridewithgps)", name)
+		}
+	}
+	f, err := source.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("source_base_urls: %w", err)
+	}
+	return routeSource{f: f}, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// providePlaces finds accommodation candidates in the local points-of-interest
+// store, filled by `cairn pois import`, or through Overpass when configured.
+func providePlaces(db *bun.DB, cfg Settings) poi.Provider {
+	if cfg.OverpassURL != "" {
+		return poi.NewOverpass(cfg.OverpassURL)
+	}
+	return poi.NewStore(db)
+}
+
+// provideRouter routes detours through a self-hosted BRouter when one is
+// configured, along great circles (approximate) otherwise.
+func provideRouter(cfg Settings) (routing.Router, error) {
+	return routing.New(routing.Config{BRouter: routing.BRouterOptions{BaseURL: cfg.RouterURL}})
+}
+
+// provideSearcher answers search_places from the embedded gazetteer, or from
+// a Nominatim when one is configured.
+func provideSearcher(cfg Settings) (places.Searcher, error) {
+	if cfg.NominatimURL == "" {
+		return places.Embedded(), nil
+	}
+	return places.NewNominatim(places.NominatimConfig{BaseURL: cfg.NominatimURL})
+}

@@ -1,0 +1,83 @@
+package planner_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/routefixture"
+	"cairn.dev/cairn/planner/plannertest"
+)
+
+// TestToolsList: exactly the thirteen tools of ADR-080, each with all four
+// hints stated and every argument described; the answer is kept in
+// testdata/tools.golden.json so a change to the agent surface is reviewed.
+func TestToolsList(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	mc := a.MCP(t, a.Token(t, "lister@example.com", a.Server.Registry.Scopes()...))
+	res, err := mc.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		raw, err := json.Marshal(tool.Annotations)
+		require.NoError(t, err)
+		for _, hint := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			require.Contains(t, string(raw), `"`+hint+`"`, "%s states %s", tool.Name, hint)
+		}
+		var schema struct {
+			Properties           map[string]map[string]any `json:"properties"`
+			AdditionalProperties *bool                     `json:"additionalProperties"`
+		}
+		raw, err = json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		require.NotNil(t, schema.AdditionalProperties, tool.Name)
+		require.False(t, *schema.AdditionalProperties, "%s publishes exactly its arguments", tool.Name)
+		require.NotNil(t, tool.OutputSchema, "%s has an output schema", tool.Name)
+		for arg, p := range schema.Properties {
+			require.NotEmpty(t, p["description"], "%s.%s has a description", tool.Name, arg)
+		}
+	}
+	sort.Strings(names)
+	require.Equal(t, []string{"add_waypoint", "analyze_trip", "choose_accommodation", "create_trip", "delete_trip",
+		"edit_stages", "get_stage", "get_trip", "list_trips", "search_places", "share_trip", "unshare_trip",
+		"update_trip_settings"}, names)
+
+	raw, err := json.MarshalIndent(res.Tools, "", "  ")
+	require.NoError(t, err)
+	golden(t, "tools.golden.json", append(raw, '\n'))
+}
+
+// TestDigestOfThirtyDaysFitsTheBudget: get_trip of a 30-day trip stays
+// within 6 KB, whole: a digest over budget is a fault in the digest, never
+// a reason to cut days off.
+func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	op, _ := a.Server.Registry.Lookup("trips.upload")
+	var g bytes.Buffer
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Thirty days", Points: routefixture.Route(7, 24_000, 100)})) // 2,400 km with hills
+	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token,
+		Args:  map[string]any{"startDate": day(10), "endDate": day(39), "maxDistancePerDay": 100},
+		Files: map[string]apptest.File{"gpxFile": {Name: "long.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
+	require.Equal(t, 202, out.Status, string(out.Raw))
+	id := out.Body["id"].(string)
+	a.WaitSettled(t, e.token, id)
+	got := apptest.Call(t, e.mcp, "get_trip", map[string]any{"id": id})
+	require.False(t, got.IsError, got.Text)
+	require.Len(t, got.Structured["days"].([]any), 30, "no day is cut off")
+	raw, err := json.Marshal(got.Structured)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(raw), 6*1024, fmt.Sprintf("the digest is %d bytes", len(raw)))
+}

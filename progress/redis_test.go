@@ -1,0 +1,49 @@
+package progress_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/progress"
+	"cairn.dev/cairn/storage/storagetest"
+)
+
+func hubs(t *testing.T) map[string]progress.Hub {
+	rc, prefix := storagetest.Redis(t)
+	return map[string]progress.Hub{
+		"local": progress.NewLocal(),
+		"redis": progress.Redis{Client: rc, Prefix: prefix},
+	}
+}
+
+func TestPublishReachesSubscribersOfThatTripOnly(t *testing.T) {
+	t.Parallel()
+	for name, hub := range hubs(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			mine, err := hub.Subscribe(ctx, "trip-1")
+			require.NoError(t, err)
+			other, err := hub.Subscribe(ctx, "trip-2")
+			require.NoError(t, err)
+
+			require.NoError(t, hub.Publish(ctx, "trip-1", progress.Event{Type: "stages_computed", Data: map[string]any{"stageCount": 3}}))
+			select {
+			case e := <-mine:
+				require.Equal(t, "stages_computed", e.Type)
+			case <-time.After(5 * time.Second):
+				t.Fatal("no event delivered")
+			}
+			select {
+			case e := <-other:
+				t.Fatalf("another trip's subscriber got %v", e)
+			case <-time.After(100 * time.Millisecond):
+			}
+			cancel()
+			for range mine {
+			} // closed once the subscriber's context ends
+		})
+	}
+}

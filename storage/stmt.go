@@ -1,0 +1,106 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Stmt is a hot query prepared once and reused, so the engine does not parse
+// it again on every call (bun formats each query afresh). It prepares on
+// first use: nothing connects before the application starts.
+type Stmt struct {
+	db    *bun.DB
+	query string
+	mu    sync.Mutex
+	stmt  *sql.Stmt
+}
+
+// Prepare declares a statement written with ? placeholders; they are
+// rewritten to $1, $2 … on PostgreSQL.
+func Prepare(db *bun.DB, query string) *Stmt {
+	if db.Dialect().Name() == dialect.PG {
+		var b strings.Builder
+		n := 0
+		for _, r := range query {
+			if r == '?' {
+				n++
+				b.WriteString("$" + strconv.Itoa(n))
+				continue
+			}
+			b.WriteRune(r)
+		}
+		query = b.String()
+	}
+	return &Stmt{db: db, query: query}
+}
+
+// QueryRow runs the statement, inside the transaction carried by ctx when
+// there is one.
+func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {
+	stmt, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx.Tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...), nil
+	}
+	return stmt.QueryRowContext(ctx, args...), nil
+}
+
+// prepared prepares the statement once it succeeds; a failure (the
+// database down for a moment) is tried again on the next call.
+func (s *Stmt) prepared(ctx context.Context) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt == nil {
+		stmt, err := s.db.DB.PrepareContext(ctx, s.query)
+		if err != nil {
+			return nil, err
+		}
+		s.stmt = stmt
+	}
+	return s.stmt, nil
+}
+
+// NullTime scans a timestamp column on either engine: PostgreSQL hands a
+// time.Time, SQLite the text bun wrote.
+type NullTime struct {
+	Time  time.Time
+	Valid bool
+}
+
+// Scan implements sql.Scanner.
+func (t *NullTime) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*t = NullTime{}
+		return nil
+	case time.Time:
+		*t = NullTime{Time: v, Valid: true}
+		return nil
+	case string:
+		return t.parse(v)
+	case []byte:
+		return t.parse(string(v))
+	default:
+		return fmt.Errorf("cannot scan %T as a timestamp", src)
+	}
+}
+
+func (t *NullTime) parse(s string) error {
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano} {
+		if v, err := time.Parse(layout, s); err == nil {
+			*t = NullTime{Time: v, Valid: true}
+			return nil
+		}
+	}
+	return fmt.Errorf("cannot read %q as a timestamp", s)
+}

@@ -1,0 +1,170 @@
+// Package storage is the storage contract between the framework and the
+// modules: it opens the database (SQLite embedded by default, PostgreSQL when
+// a postgres URL is configured), applies the collected migrations, and
+// carries one transaction in the context so that a guard and a module share
+// it.
+//
+// The rule for a module: every query goes through Conn(ctx, db) (or a Stmt),
+// never through the *bun.DB itself. The idempotency guard runs a creation in
+// a transaction it opened; a write made beside that transaction would wait
+// for it on SQLite (one writer at a time) and would not commit with it on
+// PostgreSQL.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// Engine names the database engine behind a DB.
+type Engine string
+
+// The engines.
+const (
+	SQLite   Engine = "sqlite"
+	Postgres Engine = "postgres"
+)
+
+// Open connects to url: a postgres:// or postgresql:// URL, or a SQLite file
+// path (sqlite:PATH, file:PATH or a bare path). An empty url means the
+// embedded default, cairn.db in dataDir.
+func Open(url, dataDir string) (*bun.DB, Engine, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		sqldb, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, "", err
+		}
+		sqldb.SetMaxOpenConns(20)
+		return bun.NewDB(sqldb, pgdialect.New()), Postgres, nil
+	default:
+		path := SQLitePath(url, dataDir)
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, "", fmt.Errorf("data directory %s: %w", filepath.Dir(path), err)
+		}
+		db, err := OpenSQLite(path)
+		return db, SQLite, err
+	}
+}
+
+// OpenSQLite opens a SQLite file. Writers take the lock when a transaction
+// begins (immediate), so concurrent writers queue on busy_timeout instead of
+// failing when they upgrade a read lock; WAL lets readers run meanwhile.
+func OpenSQLite(path string) (*bun.DB, error) {
+	sqldb, err := OpenSQLitePool(path)
+	if err != nil {
+		return nil, err
+	}
+	sqldb.SetMaxOpenConns(8)
+	return bun.NewDB(sqldb, sqlitedialect.New()), nil
+}
+
+// OpenSQLitePool opens a plain database/sql pool on a SQLite file with the
+// settings every pool on that file must share.
+func OpenSQLitePool(path string) (*sql.DB, error) {
+	dsn := "file:" + path + "?_txlock=immediate" +
+		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	return sql.Open("sqlite", dsn)
+}
+
+// SQLitePath is where Open puts the SQLite file for url and dataDir ("" for
+// PostgreSQL).
+func SQLitePath(url, dataDir string) string {
+	if strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://") {
+		return ""
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "file:")
+	if path == "" {
+		path = filepath.Join(dataDir, "cairn.db")
+	}
+	return path
+}
+
+// Migrate applies every pending migration of ms (see migrations.Collect)
+// and reports how many ran.
+func Migrate(ctx context.Context, db *bun.DB, ms *migrate.Migrations) (int, error) {
+	m := migrate.NewMigrator(db, ms)
+	if err := m.Init(ctx); err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	if group.IsZero() {
+		return 0, nil
+	}
+	return len(group.Migrations), nil
+}
+
+// Pending reports how many migrations of ms have not been applied.
+func Pending(ctx context.Context, db *bun.DB, ms *migrate.Migrations) (int, error) {
+	m := migrate.NewMigrator(db, ms)
+	if err := m.Init(ctx); err != nil {
+		return 0, err
+	}
+	status, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(status.Unapplied()), nil
+}
+
+type txKey struct{}
+
+// Tx runs functions in one transaction carried by the context. It implements
+// guards.Transactor.
+type Tx struct{ DB *bun.DB }
+
+// InTx runs fn in a transaction; a call made inside one joins it.
+func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return fn(ctx)
+	}
+	return t.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return fn(context.WithValue(ctx, txKey{}, tx))
+	})
+}
+
+// Conn returns the transaction carried by ctx, or db itself.
+func Conn(ctx context.Context, db *bun.DB) bun.IDB {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx
+	}
+	return db
+}
+
+// SQLTx returns the database/sql transaction carried by ctx, for libraries
+// that join it (the job queue).
+func SQLTx(ctx context.Context) (*sql.Tx, bool) {
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx.Tx, true
+	}
+	return nil, false
+}
+
+// NoRows reports whether err means a query found nothing.
+func NoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// IsUniqueViolation reports whether err is a unique constraint violation on
+// either engine.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "SQLSTATE 23505") || strings.Contains(s, "UNIQUE constraint failed")
+}
