@@ -4,9 +4,9 @@ GO      ?= go
 # headers, so the two commands work on a machine with only Go installed.
 export CGO_ENABLED ?= 0
 PKGS    ?= ./...
-CAIRN   := $(GO) run ./app/cmd/cairn
+CAIRN   := $(GO) run ./cmd/cairn
 
-.PHONY: run test bench lint migrate guards build
+.PHONY: run test bench lint golden migrate guards build
 
 ## run: start the server on the embedded defaults (SQLite in ./data, no Redis)
 run:
@@ -23,10 +23,17 @@ bench:
 	  END { for (f in fam) if ((f "/bare") in ns && (f "/guarded") in ns) \
 	    printf "%s: guarded/bare throughput = %.2f (target >= 0.85)\n", f, ns[f "/bare"] / ns[f "/guarded"] }' bench.out
 
-## lint: formatting and vet
+## lint: formatting, vet and staticcheck (the version pinned in go.mod's tool block)
 lint:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	@files="$$(git ls-files --cached --others --exclude-standard '*.go')"; \
+	  test -z "$$(gofmt -l $$files)" || { gofmt -l $$files; echo "gofmt needed"; exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+
+## golden: rewrite every golden file from the code, then review the diff
+golden:
+	CAIRN_UPDATE_GOLDEN=1 $(GO) test -count=1 $(PKGS)
+	@git status --short -- '*testdata*'
 
 ## migrate: apply pending migrations to the configured database
 migrate:
@@ -38,4 +45,4 @@ guards:
 
 ## build: build the cairn binary into ./bin
 build:
-	$(GO) build -o bin/cairn ./app/cmd/cairn
+	$(GO) build -o bin/cairn ./cmd/cairn

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -359,6 +360,16 @@ func mount(p mountParams) {
 // Registry builds the product's registry without starting anything:
 // nothing connects until start, so this needs no database or network.
 func Registry(p Product, cfg config.Config) (*registry.Registry, error) {
+	if cfg.DatabaseURL == "" {
+		// The embedded database is never opened here; keep its folder from
+		// appearing wherever the caller runs.
+		dir, err := os.MkdirTemp("", "cairn-registry-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		cfg.DataDir = dir
+	}
 	var reg *registry.Registry
 	fxApp := fx.New(Options(p, cfg, slog.New(slog.DiscardHandler)), fx.NopLogger, fx.Populate(&reg))
 	if err := fxApp.Err(); err != nil {

@@ -3,6 +3,7 @@ package guards
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"cairn.dev/cairn/registry"
 )
@@ -30,11 +31,18 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 	}
 	var vs []registry.Violation
 	for _, v := range c.Op.URIVariables() {
-		if c.Vars[v] == "" {
+		switch {
+		case c.Vars[v] == "":
 			vs = append(vs, registry.Violation{Field: v, Reason: "is required"})
+		case strings.ContainsRune(c.Vars[v], 0):
+			// No record is named so: unknown, as the owner guard answers.
+			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 		}
 	}
-	vs = append(vs, g.Schema.CheckArguments(c.Op, c.Args)...)
+	vs = append(vs, nulViolations(c.Args)...)
+	if len(vs) == 0 {
+		vs = g.Schema.CheckArguments(c.Op, c.Args)
+	}
 	if len(vs) > 0 {
 		return registry.Invalid("the arguments do not match the published schema", vs...)
 	}

@@ -3,7 +3,9 @@ package guards
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode"
 
 	"cairn.dev/cairn/registry"
 )
@@ -71,6 +73,10 @@ func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) err
 			detail = "the idempotency key must be 16 to 255 characters long"
 		}
 		return &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key", Detail: detail}
+	}
+	if strings.ContainsFunc(c.IdempotencyKey, unicode.IsControl) {
+		return &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key",
+			Detail: "the idempotency key must be printable text, without control characters"}
 	}
 	digest, err := Digest(c)
 	if err != nil {

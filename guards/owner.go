@@ -2,6 +2,7 @@ package guards
 
 import (
 	"context"
+	"strings"
 
 	"cairn.dev/cairn/registry"
 )
@@ -21,6 +22,11 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 	if id == "" {
 		return &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",
 			Violations: []registry.Violation{{Field: rule.Var, Reason: "is required"}}}
+	}
+	if strings.ContainsRune(id, 0) {
+		// No record has such an id; asking the store would fail on
+		// PostgreSQL. It is unknown, and answered as any unknown id.
+		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 	}
 	ok, err := rule.Check(ctx, c.UserID(), id)
 	if err != nil {

@@ -2,14 +2,13 @@ package planner_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/guardmatrix"
 	"cairn.dev/cairn/guards"
@@ -17,8 +16,6 @@ import (
 	"cairn.dev/cairn/planner/plannertest"
 	"cairn.dev/cairn/registry/registrytest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestRegistryIsCovered walks every operation of the application.
 func TestRegistryIsCovered(t *testing.T) {
@@ -42,7 +39,7 @@ func TestOrder(t *testing.T) {
 }
 
 // TestGuardMatrixGolden keeps the operation × guard matrix under review: a
-// change in guarding changes testdata/guards.golden.txt.
+// change in guarding changes testdata/guards.*.golden.
 func TestGuardMatrixGolden(t *testing.T) {
 	cfg, err := config.Load("", nil, planner.Keys()...)
 	require.NoError(t, err)
@@ -55,13 +52,8 @@ func TestGuardMatrixGolden(t *testing.T) {
 	}
 }
 
+// golden compares got with testdata/name; CAIRN_UPDATE_GOLDEN=1 rewrites it.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./app -run %s -update", t.Name())
-	require.Equal(t, string(want), string(got), "golden %s differs; review and run with -update", name)
+	apptest.Golden(t, filepath.Join("testdata", name), got)
 }

@@ -27,7 +27,7 @@ type Op[I, O any] struct {
 	Owner        OwnerRule
 	RateLimit    RateRule
 	Load         func(ctx context.Context, c *Call) (Record, error)        // the read step; nil when nothing is read
-	Merge        func(ctx context.Context, c *Call, in *I) (Record, error) // the merge step; nil for reads
+	Merge        func(ctx context.Context, c *Call, in *I) (Record, error) // the merge step; nil for reads; queries through storage.Conn(ctx, db)
 	Validate     Validation
 	Lock         LockRule
 	Precondition Precondition
@@ -36,7 +36,9 @@ type Op[I, O any] struct {
 	Hints        Hints
 	Dispatches   bool // starts background work; never idempotent-hinted
 	Record       any  // a typed nil of the record a write changes; its fields bound the arguments
-	Handle       func(ctx context.Context, c *Call, in *I) (O, error)
+	// Handle does the work; a creation's runs in the idempotency guard's
+	// transaction, so its queries go through storage.Conn(ctx, db).
+	Handle func(ctx context.Context, c *Call, in *I) (O, error)
 }
 
 // Operation is the type-erased form of an Op, what guards and faces see.

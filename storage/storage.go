@@ -6,9 +6,13 @@
 //
 // The rule for a module: every query goes through Conn(ctx, db) (or a Stmt),
 // never through the *bun.DB itself. The idempotency guard runs a creation in
-// a transaction it opened; a write made beside that transaction would wait
-// for it on SQLite (one writer at a time) and would not commit with it on
-// PostgreSQL.
+// a transaction it opened (Tx.InTx) and carries it in the context; Conn
+// answers that transaction, so the module's writes commit and roll back with
+// the guard's key, and a module's own InTx joins it. A query made beside the
+// transaction would wait for it on SQLite (one writer at a time) and would
+// not commit with it on PostgreSQL. On SQLite such a query is refused at
+// once with ErrBesideTx, so the module's own tests show the mistake; on
+// PostgreSQL nothing can tell, and the rule alone holds.
 package storage
 
 import (
@@ -25,7 +29,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/migrate"
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"modernc.org/sqlite" // the pure-Go SQLite driver
 )
 
 // Engine names the database engine behind a DB.
@@ -72,12 +76,17 @@ func OpenSQLite(path string) (*bun.DB, error) {
 }
 
 // OpenSQLitePool opens a plain database/sql pool on a SQLite file with the
-// settings every pool on that file must share.
+// settings every pool on that file must share. Its connections refuse a
+// query run beside the transaction its context carries (ErrBesideTx).
 func OpenSQLitePool(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_txlock=immediate" +
 		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	return sql.Open("sqlite", dsn)
+	inner, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(sqliteConnector{inner}), nil
 }
 
 // SQLitePath is where Open puts the SQLite file for url and dataDir ("" for
@@ -129,13 +138,32 @@ type txKey struct{}
 // guards.Transactor.
 type Tx struct{ DB *bun.DB }
 
-// InTx runs fn in a transaction; a call made inside one joins it.
+// InTx runs fn in a transaction; a call made inside one joins it. The
+// transaction runs on one connection taken from the pool, which the context
+// names on SQLite so that the others refuse its queries (ErrBesideTx).
 func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
 	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return fn(ctx)
 	}
-	return t.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return fn(context.WithValue(ctx, txKey{}, tx))
+	conn, err := t.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	owner := &txOwner{}
+	defer owner.ended.Store(true) // before the connection goes back to the pool
+	if err := conn.Raw(func(dc any) error {
+		owner.conn, _ = dc.(*sqliteConn) // nil on PostgreSQL: nothing to refuse there
+		return nil
+	}); err != nil {
+		return err
+	}
+	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ctx = context.WithValue(ctx, txKey{}, tx)
+		if owner.conn != nil {
+			ctx = context.WithValue(ctx, ownerKey{}, owner)
+		}
+		return fn(ctx)
 	})
 }
 

@@ -32,6 +32,10 @@ type Request struct {
 	Key     string          // idempotency key; on MCP, empty means derived
 	Confirm string          // confirmation token
 	Files   map[string]File // upload files (HTTP only); a valid GPX file by default
+
+	// Header holds further HTTP headers, set last so they win (HTTP only):
+	// a malformed If-Match, say.
+	Header map[string]string
 }
 
 // Outcome is what a face answered, reduced to what both faces share.
@@ -74,6 +78,9 @@ func (a *App) ViaHTTP(t testing.TB, r Request) Outcome {
 	}
 	if r.Confirm != "" {
 		headers = append(headers, operations.HeaderConfirmationToken, r.Confirm)
+	}
+	for k, v := range r.Header {
+		headers = append(headers, k, v)
 	}
 	res := a.Do(t, r.Op.HTTP.Method, path, r.Token, body, headers...)
 	out := Outcome{Status: res.Status, Header: res.Header, Raw: res.Body}

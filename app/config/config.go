@@ -167,7 +167,7 @@ func (c Config) validate() error {
 	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") &&
 		!strings.HasPrefix(c.DatabaseURL, "sqlite:") && !strings.HasPrefix(c.DatabaseURL, "file:") {
-		errs = append(errs, errors.New("database_url: must start with postgres://, postgresql://, sqlite: or file:"))
+		errs = append(errs, errors.New("database_url: must be a postgres://, postgresql://, sqlite: or file: URL"))
 	}
 	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
 		errs = append(errs, errors.New("redis_url: must start with redis:// or rediss://"))

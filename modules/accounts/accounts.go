@@ -101,7 +101,7 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 	}
 	email = strings.ToLower(email)
 	u := new(User)
-	err = s.db.NewSelect().Model(u).Where("email = ?", email).Scan(ctx)
+	err = storage.Conn(ctx, s.db).NewSelect().Model(u).Where("email = ?", email).Scan(ctx)
 	if err == nil {
 		return u, false, nil
 	}
@@ -109,7 +109,7 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 		return nil, false, err
 	}
 	u = &User{ID: uuid.Must(uuid.NewV7()).String(), Email: email, Locale: "en", CreatedAt: time.Now().UTC()}
-	if _, err := s.db.NewInsert().Model(u).Exec(ctx); err != nil {
+	if _, err := storage.Conn(ctx, s.db).NewInsert().Model(u).Exec(ctx); err != nil {
 		if storage.IsUniqueViolation(err) { // created meanwhile by another process
 			return s.EnsureUser(ctx, email)
 		}
@@ -143,7 +143,7 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []regi
 		exp := now.Add(ttl)
 		t.ExpiresAt = &exp
 	}
-	if _, err := s.db.NewInsert().Model(t).Exec(ctx); err != nil {
+	if _, err := storage.Conn(ctx, s.db).NewInsert().Model(t).Exec(ctx); err != nil {
 		return "", err
 	}
 	return secret, nil
@@ -206,7 +206,7 @@ func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.
 
 // RevokeTokens revokes every token of the user with the given name.
 func (s *Store) RevokeTokens(ctx context.Context, userID, name string) error {
-	_, err := s.db.NewUpdate().Model((*accessToken)(nil)).
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Model((*accessToken)(nil)).
 		Set("revoked_at = ?", time.Now().UTC()).
 		Where("user_id = ? AND name = ? AND revoked_at IS NULL", userID, name).
 		Exec(ctx)

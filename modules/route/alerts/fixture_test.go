@@ -2,7 +2,6 @@ package alerts_test
 
 import (
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -51,18 +50,6 @@ func ride(start geo.Point, km, ascent float64) alerts.Stage {
 // rest is a rest day at p.
 func rest(p geo.Point) alerts.Stage {
 	return alerts.Stage{Geometry: []geo.Point{p}, IsRestDay: true, Start: p, End: p}
-}
-
-// chain is n riding stages of km kilometres each, end to end.
-func chain(n int, km float64) []alerts.Stage {
-	stages := make([]alerts.Stage, 0, n)
-	at := base
-	for range n {
-		s := ride(at, km, 0)
-		stages = append(stages, s)
-		at = s.End
-	}
-	return stages
 }
 
 // seg is one segment of a test climb: its horizontal length in metres and its
@@ -127,9 +114,6 @@ func zoneIn(t *testing.T, name string) oneZone {
 	require.NoError(t, err)
 	return oneZone{loc}
 }
-
-// approx reports whether a and b agree within tol.
-func approx(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // readSteep reads the length and mean grade back from a steep_gradient
 // message.

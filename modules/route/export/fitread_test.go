@@ -29,7 +29,6 @@ func (m fitMessage) u8(num byte) byte    { return m.fields[num][0] }
 func (m fitMessage) u16(num byte) uint16 { return binary.LittleEndian.Uint16(m.fields[num]) }
 func (m fitMessage) u32(num byte) uint32 { return binary.LittleEndian.Uint32(m.fields[num]) }
 func (m fitMessage) s32(num byte) int32  { return int32(binary.LittleEndian.Uint32(m.fields[num])) }
-func (m fitMessage) has(num byte) bool   { _, ok := m.fields[num]; return ok }
 func (m fitMessage) str(num byte) string {
 	b := m.fields[num]
 	for i, c := range b {

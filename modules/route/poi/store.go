@@ -174,7 +174,7 @@ func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, e
 		})
 	}
 	if len(categories) > 0 {
-		q = q.Where("category IN (?)", bun.In(categories))
+		q = q.Where("category IN (?)", bun.List(categories))
 	}
 	if err := q.Order("id").Scan(ctx); err != nil {
 		return nil, err

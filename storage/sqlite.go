@@ -1,0 +1,199 @@
+package storage
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+)
+
+// A SQLite file has one writer at a time, and a transaction InTx opens takes
+// the write lock when it begins (_txlock=immediate). A query run with that
+// transaction's context on another connection (a module that wrote through
+// the *bun.DB instead of Conn(ctx, db)) would wait busy_timeout for a lock
+// its own caller holds, then fail with SQLITE_BUSY; a read there would not
+// see the transaction's writes. The connections below know which of them
+// holds the transaction a context carries, and any other refuses such a
+// query at once, saying what to do.
+
+// ErrBesideTx is the refusal, on SQLite, of a query that ran on another
+// connection than the transaction its context carries.
+var ErrBesideTx = errors.New("storage: a query ran beside the transaction carried by its context " +
+	"(the one the idempotency guard or storage.Tx opened); run it through storage.Conn(ctx, db) " +
+	"or a storage.Stmt so that it joins the transaction")
+
+type ownerKey struct{}
+
+// txOwner names the connection holding a context's transaction, until the
+// transaction ends: work that outlives it (a goroutine keeping the context)
+// is not refused afterwards.
+type txOwner struct {
+	conn  *sqliteConn
+	ended atomic.Bool
+}
+
+// sqliteDriverConn is what database/sql uses of a SQLite connection; the
+// wrapper forwards each of these, so the pool behaves as on the bare driver.
+type sqliteDriverConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+type sqliteDriverStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
+
+// sqliteConnector opens guarded connections through the driver's own
+// connector, which reads the DSN's pragmas and _txlock.
+type sqliteConnector struct{ inner driver.Connector }
+
+func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return guard(dc)
+}
+
+func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver{c.inner.Driver()} }
+
+type sqliteDriver struct{ inner driver.Driver }
+
+func (d sqliteDriver) Open(name string) (driver.Conn, error) {
+	dc, err := d.inner.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return guard(dc)
+}
+
+func guard(dc driver.Conn) (driver.Conn, error) {
+	inner, ok := dc.(sqliteDriverConn)
+	if !ok {
+		_ = dc.Close()
+		return nil, fmt.Errorf("storage: the SQLite driver's connection %T lacks a context method database/sql needs", dc)
+	}
+	return &sqliteConn{inner: inner}, nil
+}
+
+// sqliteConn is a driver connection that refuses a query belonging to a
+// transaction another connection holds.
+type sqliteConn struct{ inner sqliteDriverConn }
+
+func (c *sqliteConn) refuse(ctx context.Context, query string) error {
+	o, ok := ctx.Value(ownerKey{}).(*txOwner)
+	if !ok || o.conn == c || o.ended.Load() {
+		return nil
+	}
+	return fmt.Errorf("%w (query: %s)", ErrBesideTx, excerpt(query))
+}
+
+func (c *sqliteConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext is not refused: preparing takes no lock, and a Stmt
+// prepared on the pool is prepared again on the transaction's connection.
+func (c *sqliteConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	ds, err := c.inner.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	inner, ok := ds.(sqliteDriverStmt)
+	if !ok {
+		_ = ds.Close()
+		return nil, fmt.Errorf("storage: the SQLite driver's statement %T lacks a context method database/sql needs", ds)
+	}
+	return &sqliteStmt{conn: c, inner: inner, query: query}, nil
+}
+
+func (c *sqliteConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *sqliteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if err := c.refuse(ctx, "BEGIN"); err != nil {
+		return nil, err
+	}
+	return c.inner.BeginTx(ctx, opts)
+}
+
+func (c *sqliteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if err := c.refuse(ctx, query); err != nil {
+		return nil, err
+	}
+	return c.inner.ExecContext(ctx, query, args)
+}
+
+func (c *sqliteConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.refuse(ctx, query); err != nil {
+		return nil, err
+	}
+	return c.inner.QueryContext(ctx, query, args)
+}
+
+func (c *sqliteConn) Close() error                           { return c.inner.Close() }
+func (c *sqliteConn) Ping(ctx context.Context) error         { return c.inner.Ping(ctx) }
+func (c *sqliteConn) ResetSession(ctx context.Context) error { return c.inner.ResetSession(ctx) }
+func (c *sqliteConn) IsValid() bool                          { return c.inner.IsValid() }
+
+type sqliteStmt struct {
+	conn  *sqliteConn
+	inner sqliteDriverStmt
+	query string
+}
+
+func (s *sqliteStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	if err := s.conn.refuse(ctx, s.query); err != nil {
+		return nil, err
+	}
+	return s.inner.ExecContext(ctx, args)
+}
+
+func (s *sqliteStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	if err := s.conn.refuse(ctx, s.query); err != nil {
+		return nil, err
+	}
+	return s.inner.QueryContext(ctx, args)
+}
+
+// Exec and Query complete driver.Stmt; database/sql calls the context forms.
+func (s *sqliteStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), named(args))
+}
+
+func (s *sqliteStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), named(args))
+}
+
+func (s *sqliteStmt) Close() error  { return s.inner.Close() }
+func (s *sqliteStmt) NumInput() int { return s.inner.NumInput() }
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return out
+}
+
+// excerpt is the start of a query: enough to find it in the module's code,
+// without copying the whole text (and most values bun writes into it) into
+// the error.
+func excerpt(query string) string {
+	q := strings.Join(strings.Fields(query), " ")
+	if r := []rune(q); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return q
+}
