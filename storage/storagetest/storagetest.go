@@ -70,7 +70,7 @@ func PostgresURL(t testing.TB) string {
 	if err != nil {
 		Unavailable(t, "PostgreSQL", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // CREATE DATABASE queues behind its peers under load
 	defer cancel()
 	if err := admin.PingContext(ctx); err != nil {
 		admin.Close()
