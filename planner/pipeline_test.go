@@ -122,6 +122,22 @@ func TestAFailedImportSettlesEverything(t *testing.T) {
 	require.EqualValues(t, 1, a.Provider.Calls.Load()-calls, "a removed route is asked for once: retrying cannot bring it back")
 }
 
+// TestARefusedRedirectIsNotRetried: a redirect to another port of the
+// provider's host is refused, once: the import fails for good, after one
+// request, and the other port is never reached.
+func TestARefusedRedirectIsNotRetried(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	calls := a.Provider.Calls.Load()
+	res := a.Do(t, "POST", "/trips", e.token, map[string]any{"sourceUrl": plannertest.StravaRoute(307)}, operations.HeaderIdempotencyKey, key())
+	require.Equal(t, http.StatusAccepted, res.Status)
+	st := a.WaitSettled(t, e.token, res.JSON(t)["id"].(string))
+	require.Equal(t, "failed", st["computationStatus"].(map[string]any)["route"])
+	require.EqualValues(t, 1, a.Provider.Calls.Load()-calls, "one request: a refused redirect is permanent")
+	require.Zero(t, a.Provider.ElsewhereCalls.Load(), "the other port is never reached")
+}
+
 // TestANewGenerationSupersedesOlderWork: a settings change while the import
 // is still retrying supersedes it; the old work never writes.
 func TestANewGenerationSupersedesOlderWork(t *testing.T) {

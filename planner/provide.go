@@ -40,7 +40,8 @@ func permanent(err error) bool {
 	if errors.As(err, &st) {
 		return st.Code < 500 && st.Code != http.StatusTooManyRequests
 	}
-	return errors.Is(err, source.ErrUnsupported) || errors.Is(err, fetch.ErrForbiddenAddress) || errors.Is(err, fetch.ErrScheme)
+	return errors.Is(err, source.ErrUnsupported) || errors.Is(err, fetch.ErrForbiddenAddress) || errors.Is(err, fetch.ErrScheme) ||
+		errors.Is(err, fetch.ErrRedirect) || errors.Is(err, fetch.ErrHostNotAllowed)
 }
 
 func provideSource(cfg Settings) (trips.Source, error) {

@@ -22,10 +22,16 @@ import (
 
 // Provider is a local stand-in for Strava answering in its shape: the
 // route https://www.strava.com/routes/N exports a flat GPX track of N km
-// (see Line). Route 404 is missing and route 503 is always down.
+// (see Line). Route 404 is missing, route 503 is always down and route 307
+// redirects to another port of the same host.
 type Provider struct {
 	URL   string
 	Calls atomic.Int64 // export requests served
+
+	// Elsewhere is another server on the same host, on another port: route
+	// 307 redirects there, which the sources must never follow.
+	Elsewhere      string
+	ElsewhereCalls atomic.Int64
 }
 
 // StravaRoute is the address of an N km route.
@@ -49,6 +55,9 @@ func NewProvider(t testing.TB) *Provider {
 		case 503:
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
+		case 307:
+			http.Redirect(w, r, p.Elsewhere+"/routes/120/export_gpx", http.StatusTemporaryRedirect)
+			return
 		}
 		var buf bytes.Buffer
 		if err := export.WriteGPX(&buf, export.Track{Name: "Test route " + id, Points: Line(km)}); err != nil {
@@ -60,6 +69,12 @@ func NewProvider(t testing.TB) *Provider {
 	}))
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.ElsewhereCalls.Add(1)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(other.Close)
+	p.Elsewhere = other.URL
 	return p
 }
 

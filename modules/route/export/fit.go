@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // ErrTooLarge refuses a track whose FIT data would not fit the header's
@@ -109,8 +110,8 @@ const (
 // distance, event timer stop_all, and the file CRC. Each message type is
 // defined once, just before its first data message.
 //
-// Names are cut on a rune boundary and NUL bytes dropped, so a name never
-// ends early nor breaks UTF-8. Distances use geo.Haversine, as devices do,
+// Names follow the rule of package text and are cut on a rune boundary, so
+// a name never ends early, holds no control character nor breaks UTF-8. Distances use geo.Haversine, as devices do,
 // so the course length matches what the device measures on the ride.
 //
 // It fails with ErrNoPoints, ErrInvalidCoordinate or ErrTooLarge before
@@ -227,11 +228,12 @@ func (e *fitEncoder) name(s string) {
 	}
 }
 
-// fitText is s as valid UTF-8 without NUL bytes (a NUL would end the
-// string early on the device), cut on a rune boundary to leave room for
-// the terminating NUL, without the spaces a cut can leave at the end.
+// fitText is s under the rule of package text (valid UTF-8, no control
+// character: a NUL would end the string early on the device, a line break
+// would break its display), cut on a rune boundary to leave room for the
+// terminating NUL, without the spaces a cut can leave at the end.
 func fitText(s string) string {
-	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
+	s = text.Clean(s, fitNameSize-1) // runes, then bytes below
 	if len(s) < fitNameSize {
 		return s
 	}

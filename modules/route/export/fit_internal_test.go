@@ -81,6 +81,7 @@ func TestFitText(t *testing.T) {
 		{name: "no trailing space after the cut", give: "Boulangerie du Centre", want: "Boulangerie du"},
 		{name: "NUL dropped", give: "Gîte\x00secret", want: "Gîtesecret"},
 		{name: "invalid UTF-8 replaced", give: "Caf\xe9", want: "Caf\uFFFD"},
+		{name: "controls dropped, white space collapsed", give: "\u202E Day\t\t1\r\n\x1b", want: "Day 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -199,10 +198,13 @@ func (d *dialer) resolve(ctx context.Context, network, host string) ([]netip.Add
 	}
 	addrs, err := d.resolver.LookupNetIP(ctx, ipNetwork, host)
 	if err != nil {
-		return nil, fmt.Errorf("fetch: resolving host: %w", err)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr // the budget ran out while resolving: not the name's fault
+		}
+		return nil, &resolveError{cause: err}
 	}
 	if len(addrs) == 0 {
-		return nil, errors.New("fetch: resolving host: no address")
+		return nil, &resolveError{cause: errNoAddress}
 	}
 	return addrs, nil
 }

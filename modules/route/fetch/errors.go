@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 )
 
@@ -18,18 +19,29 @@ var (
 	// ErrScheme refuses a URL, first or redirected to, whose scheme is not
 	// https (or http when Options.AllowHTTP is set).
 	ErrScheme = errors.New("fetch: URL scheme not allowed")
-	// ErrHostNotAllowed refuses a request or redirect to a host other than
-	// Options.Host, when the client is locked to one.
-	ErrHostNotAllowed = errors.New("fetch: host not allowed")
-	// ErrTooManyRedirects is returned once a response would be the redirect
-	// after Options.MaxRedirects.
+	// ErrHostNotAllowed refuses a request outside Options.Origin, when the
+	// client is locked to one, and is the reason of an ErrRedirect leaving
+	// the origin of the first request: another scheme, host or port.
+	ErrHostNotAllowed = errors.New("fetch: origin not allowed")
+	// ErrTooManyRedirects is the reason of an ErrRedirect once a response
+	// would be the redirect after Options.MaxRedirects.
 	ErrTooManyRedirects = errors.New("fetch: too many redirects")
 	// ErrTooLarge is returned once the response body exceeds
 	// Options.MaxBytes; it is detected while reading, whatever the response
 	// announced.
 	ErrTooLarge = errors.New("fetch: response larger than the limit")
-	// ErrURL refuses a URL that does not parse, has no host or carries
-	// credentials.
+	// ErrRedirect refuses a redirect without following it. The error also
+	// matches its reason: ErrHostNotAllowed (another origin), ErrScheme,
+	// ErrURL (a host name outside ASCII, say) or ErrTooManyRedirects. A
+	// refused redirect is final: Get does not retry it, and a caller should
+	// not either, since the server will answer the same.
+	ErrRedirect = errors.New("fetch: redirect refused")
+	// ErrResolve is a host name that did not resolve: not found, no
+	// address, or the resolver failed. errors.As gives the resolver's own
+	// error (a *net.DNSError, typically) for logs. Get does not retry it.
+	ErrResolve = errors.New("fetch: host name did not resolve")
+	// ErrURL refuses a URL that does not parse, has no host, has a host
+	// name outside ASCII (write an IDN in punycode) or carries credentials.
 	ErrURL = errors.New("fetch: malformed URL")
 )
 
@@ -67,3 +79,28 @@ func (e *StatusError) Error() string { return fmt.Sprintf("fetch: status %d", e.
 func (e *StatusError) retryable() bool {
 	return e.Code == 429 || e.Code >= 500
 }
+
+// redirectError is ErrRedirect with its reason.
+type redirectError struct{ reason error }
+
+// Error names the reason, a fixed sentinel: never the destination.
+func (e *redirectError) Error() string {
+	return ErrRedirect.Error() + ": " + strings.TrimPrefix(e.reason.Error(), "fetch: ")
+}
+
+// Unwrap makes errors.Is hold for ErrRedirect and for the reason.
+func (e *redirectError) Unwrap() []error { return []error{ErrRedirect, e.reason} }
+
+// errNoAddress is the cause of an ErrResolve when the resolver answered no
+// address at all.
+var errNoAddress = errors.New("fetch: no address")
+
+// resolveError is ErrResolve with the resolver's error. Its message is
+// fixed: a *net.DNSError's repeats the host name.
+type resolveError struct{ cause error }
+
+// Error returns the fixed message of ErrResolve.
+func (e *resolveError) Error() string { return ErrResolve.Error() }
+
+// Unwrap makes errors.Is hold for ErrResolve and errors.As reach the cause.
+func (e *resolveError) Unwrap() []error { return []error{ErrResolve, e.cause} }

@@ -8,9 +8,11 @@
 // IPv6 and IPv4-mapped IPv6 alike, then checks the socket's peer once more.
 // Judging at connect time, not when the URL is read, is what defeats DNS
 // rebinding and redirects to internal hosts. On top of that: https only,
-// at most two redirects, each judged again, a 10 s budget for the whole
-// fetch, a 30 MiB body cap enforced while reading, and two retries with
-// back-off on 429, 5xx and transport errors.
+// host names in ASCII, at most two redirects, each judged again and none
+// leaving the origin (scheme, host and port) of the URL first given, a
+// 10 s budget for the whole fetch, a 30 MiB body cap enforced while
+// reading, and two retries with back-off on 429, 5xx and transport errors.
+// A refusal, a name that does not resolve and the size cap are final.
 package fetch
 
 import (
@@ -55,10 +57,17 @@ type Options struct {
 	// Hosts spelled as non-canonical IPv4 numbers stay refused whatever it
 	// holds: no legitimate URL is written that way.
 	Allow []netip.Prefix
-	// Host, when set, locks the client to one host name (compared without
-	// port, case-insensitively): requests and redirects elsewhere fail with
-	// ErrHostNotAllowed. Each route source uses its own locked client.
-	Host string
+	// Origin, when set, locks the client to one origin, given as a URL
+	// ("https://www.strava.com"; a path is ignored): a request whose
+	// scheme, host or port differs fails with ErrHostNotAllowed before any
+	// connection. The host is compared in ASCII lower case and the port
+	// with the scheme's own filled in, so "https://www.strava.com:443" is
+	// the same origin; "www.strava.com." and ":0443" are not. A malformed
+	// Origin matches no URL. Each route source uses its own locked client.
+	//
+	// Locked or not, a redirect never leaves the origin of the URL given to
+	// Get; see ErrRedirect.
+	Origin string
 	// MaxRedirects caps the redirects followed; 0 means
 	// DefaultMaxRedirects and a negative value follows none (internal
 	// services).
@@ -88,7 +97,8 @@ type Options struct {
 // keep it.
 type Client struct {
 	allowHTTP    bool
-	host         string
+	locked       bool   // Options.Origin was set
+	origin       origin // the lock; the zero origin, which no URL has, when malformed
 	maxRedirects int
 	timeout      time.Duration
 	maxBytes     int64
@@ -110,13 +120,16 @@ type Response struct {
 func New(opts Options) *Client {
 	c := &Client{
 		allowHTTP:    opts.AllowHTTP,
-		host:         strings.ToLower(opts.Host),
+		locked:       opts.Origin != "",
 		maxRedirects: orDefault(opts.MaxRedirects, DefaultMaxRedirects),
 		timeout:      orDefault(opts.Timeout, DefaultTimeout),
 		maxBytes:     orDefault(opts.MaxBytes, DefaultMaxBytes),
 		retries:      orDefault(opts.Retries, DefaultRetries),
 		retryDelay:   orDefault(opts.RetryDelay, DefaultRetryDelay),
 		header:       opts.Header.Clone(),
+	}
+	if c.locked {
+		c.origin, _ = parseOrigin(opts.Origin)
 	}
 	if c.header == nil {
 		c.header = http.Header{}
@@ -159,9 +172,10 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 }
 
 // Get fetches rawURL and reads its body. Errors: ErrURL, ErrScheme,
-// ErrHostNotAllowed, ErrForbiddenAddress, ErrTooManyRedirects, ErrTooLarge,
-// *StatusError, the context's error, or a transport error; after the
-// retries, the last one.
+// ErrHostNotAllowed, ErrForbiddenAddress, ErrRedirect (with the reason:
+// ErrHostNotAllowed, ErrScheme, ErrURL or ErrTooManyRedirects), ErrResolve,
+// ErrTooLarge, *StatusError, the context's error, or a transport error;
+// after the retries, the last one.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -204,17 +218,34 @@ func (c *Client) checkURL(u *url.URL) error {
 	if u.Host == "" || u.User != nil || u.Opaque != "" {
 		return ErrURL
 	}
-	if c.host != "" && !strings.EqualFold(u.Hostname(), c.host) {
+	o, ok := originOf(u)
+	if !ok {
+		return ErrURL
+	}
+	if c.locked && o != c.origin {
 		return ErrHostNotAllowed
 	}
 	return nil
 }
 
+// checkRedirect judges each redirect before it is followed: within the
+// limit, a URL Get would accept, and the origin of the first request. The
+// origin rule is what keeps a provider (or whoever answers for it) from
+// sending the client to another port of the same host, the server's own
+// health or admin listener included, or to another name for the same
+// address; an https upgrade is another origin too.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > c.maxRedirects {
-		return ErrTooManyRedirects
+		return &redirectError{reason: ErrTooManyRedirects}
 	}
-	return c.checkURL(req.URL)
+	if err := c.checkURL(req.URL); err != nil {
+		return &redirectError{reason: err}
+	}
+	to, _ := originOf(req.URL) // checkURL made sure it has one
+	if from, ok := originOf(via[0].URL); !ok || to != from {
+		return &redirectError{reason: ErrHostNotAllowed}
+	}
+	return nil
 }
 
 // once makes one attempt.
@@ -262,8 +293,15 @@ func unwrapURLError(err error) error {
 }
 
 // retryable reports whether another attempt may succeed: 429 and 5xx, and
-// transport errors. The policy refusals, the size cap, an unknown host, a
-// bad certificate and the context's end are final.
+// transport errors. The policy refusals (a refused redirect included), the
+// size cap, a name that does not resolve, a bad certificate and the
+// context's end are final.
+//
+// Resolution failures are final whatever their kind, temporary ones
+// included: the resolver has already made its own attempts, with its own
+// timeouts, and asking again a few hundred milliseconds later only
+// multiplies the queries. The caller's job, with its longer back-off, is
+// where an outage is waited out.
 func retryable(err error) bool {
 	var status *StatusError
 	if errors.As(err, &status) {
@@ -272,11 +310,11 @@ func retryable(err error) bool {
 	var certErr *tls.CertificateVerificationError
 	var dnsErr *net.DNSError
 	switch {
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		return false // the name does not exist; asking again will not create it
+	case errors.Is(err, ErrResolve), errors.As(err, &dnsErr):
+		return false
 	case errors.Is(err, ErrForbiddenAddress), errors.Is(err, ErrScheme),
 		errors.Is(err, ErrHostNotAllowed), errors.Is(err, ErrTooManyRedirects),
-		errors.Is(err, ErrTooLarge), errors.Is(err, ErrURL),
+		errors.Is(err, ErrRedirect), errors.Is(err, ErrTooLarge), errors.Is(err, ErrURL),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &certErr):
 		return false

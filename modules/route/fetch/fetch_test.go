@@ -198,7 +198,11 @@ func TestGetRefusesRedirectToForbiddenAddress(t *testing.T) {
 
 				_, err := client.Get(context.Background(), srv.URL)
 
-				require.ErrorIs(t, err, fetch.ErrForbiddenAddress)
+				// Another origin: refused before any connection, whatever
+				// the address; TestGetRedirectIsJudgedAtConnectTime covers
+				// a redirect that stays on its origin.
+				require.ErrorIs(t, err, fetch.ErrRedirect)
+				require.ErrorIs(t, err, fetch.ErrHostNotAllowed)
 				assert.Equal(t, int32(1), allowed.Load(), "a refusal is final: no retry")
 			})
 		}
@@ -206,23 +210,49 @@ func TestGetRefusesRedirectToForbiddenAddress(t *testing.T) {
 	assert.Zero(t, hits.Load(), "a forbidden target was reached")
 }
 
-// TestRedirectTargetIsReachableWhenAllowed proves the setup above: with
-// 127.0.0.2 allowed, the same redirect arrives, so the zero count there
-// comes from the policy and not from an unreachable server.
-func TestRedirectTargetIsReachableWhenAllowed(t *testing.T) {
+// TestForbiddenTargetIsReachableWhenAllowed proves the setup above: with
+// 127.0.0.2 allowed, the target answers by its name, so the zero counts
+// there come from the policy and not from an unreachable server.
+func TestForbiddenTargetIsReachableWhenAllowed(t *testing.T) {
 	t.Parallel()
 	port, hits := forbiddenTarget(t)
-	srv := serve(t, "127.0.0.1:0", redirector("http://evil.test:"+port+"/"))
 	opts := testOptions()
 	opts.Allow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/30")}
 	client := fetch.New(opts)
 
-	resp, err := client.Get(context.Background(), srv.URL)
+	resp, err := client.Get(context.Background(), "http://evil.test:"+port+"/")
 
 	require.NoError(t, err)
 	assert.Equal(t, "ok", string(resp.Body))
 	assert.Equal(t, "evil.test", resp.URL.Hostname())
 	assert.Equal(t, int32(1), hits.Load())
+}
+
+// TestGetRedirectIsJudgedAtConnectTime follows a redirect within its
+// origin whose name then resolves to a forbidden address (DNS rebinding):
+// the new connection is judged again and refused.
+func TestGetRedirectIsJudgedAtConnectTime(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := serve(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Connection", "close") // the redirect needs a new connection
+		http.Redirect(w, r, "/next", http.StatusFound)
+	}))
+	var lookups atomic.Int32
+	opts := testOptions()
+	opts.Resolver = resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
+		if lookups.Add(1) == 1 {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("127.0.0.2")}, nil
+	})
+
+	_, err := fetch.New(opts).Get(context.Background(), "http://rebind.test:"+portOf(t, srv)+"/")
+
+	require.ErrorIs(t, err, fetch.ErrForbiddenAddress)
+	assert.Equal(t, int32(2), lookups.Load(), "the redirect's connection resolved the name again")
+	assert.Equal(t, int32(1), hits.Load(), "a refusal is final: no retry")
 }
 
 func TestGetRefusesScheme(t *testing.T) {
@@ -322,30 +352,6 @@ func TestGetHTTPS(t *testing.T) {
 
 	require.NoError(t, err)
 	assert.Equal(t, "ok", string(resp.Body))
-}
-
-func TestGetHostLock(t *testing.T) {
-	t.Parallel()
-	target := &counter{}
-	targetSrv := serve(t, "127.0.0.1:0", target)
-	_, port, err := net.SplitHostPort(targetSrv.Listener.Addr().String())
-	require.NoError(t, err)
-	// Same address, other name: the lock is on the name the URL gives.
-	srv := serve(t, "127.0.0.1:0", redirector("http://local.test:"+port+"/"))
-	opts := testOptions()
-	opts.Host = "127.0.0.1"
-	opts.Resolver = fakeDNS{"local.test": {netip.MustParseAddr("127.0.0.1")}}
-	client := fetch.New(opts)
-
-	_, err = client.Get(context.Background(), srv.URL)
-	require.ErrorIs(t, err, fetch.ErrHostNotAllowed)
-
-	_, err = client.Get(context.Background(), "http://local.test:"+port+"/")
-	require.ErrorIs(t, err, fetch.ErrHostNotAllowed)
-
-	_, err = client.Get(context.Background(), targetSrv.URL)
-	require.NoError(t, err)
-	assert.Equal(t, int32(1), target.hits.Load())
 }
 
 // chain redirects /r/{n} to /r/{n-1} and answers "done" at /r/0.

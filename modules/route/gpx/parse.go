@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // DefaultMaxBytes is the largest stream Parse reads: 30 MB, the upload limit
@@ -27,7 +28,8 @@ const DefaultMaxBytes = 30_000_000
 
 // Route is what a GPX file yields.
 type Route struct {
-	// Title is the first <trk><name>, trimmed; empty when there is none.
+	// Title is the first <trk><name>, cleaned and cut by the rule of package
+	// text to text.MaxTitle runes; empty when there is none.
 	Title string
 	// Points holds every track point of every track and segment, in file order.
 	Points []geo.Point
@@ -94,6 +96,9 @@ type parseState struct {
 	textDepth int    // depth of that element, 0 when none is open
 	textFor   string // "ele" or "name"
 	point     geo.Point
+
+	// title collects the <trk><name>, bounded as it is read.
+	title text.Builder
 }
 
 func (st *parseState) run() error {
@@ -119,7 +124,7 @@ func (st *parseState) run() error {
 			}
 		case xml.CharData:
 			if st.textDepth != 0 {
-				st.text = append(st.text, t...)
+				st.collect(t)
 			}
 		case xml.Directive:
 			return st.directive(t)
@@ -147,6 +152,7 @@ func (st *parseState) start(t xml.StartElement) error {
 		st.beginText("ele")
 	case name == "name" && !st.titleDone && st.trkDepth != 0 && st.depth == st.trkDepth+1:
 		st.beginText("name")
+		st.title.Reset(text.MaxTitle)
 	}
 	return nil
 }
@@ -178,7 +184,7 @@ func (st *parseState) endText() error {
 	st.textDepth = 0
 	value := bytes.TrimSpace(st.text)
 	if st.textFor == "name" {
-		st.route.Title, st.titleDone = string(value), true
+		st.route.Title, st.titleDone = st.title.String(), true
 		return nil
 	}
 	if len(value) == 0 {

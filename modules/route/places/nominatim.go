@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // DefaultNominatimURL is the public OpenStreetMap instance. A self-hoster
@@ -238,29 +240,48 @@ type nominatimResult struct {
 	} `json:"address"`
 }
 
-// place converts one result, or reports it unusable (no coordinates).
+// place converts one result, or reports it unusable (no coordinates, or
+// no name once cleaned). This is where Nominatim's text enters: the name
+// and display name are cleaned and cut by the rule of package text, to
+// text.MaxName and text.MaxAddress, and a country code that is not two
+// letters is dropped.
 func (r nominatimResult) place() (Place, bool) {
 	lat, err1 := strconv.ParseFloat(r.Lat, 64)
 	lon, err2 := strconv.ParseFloat(r.Lon, 64)
 	if err1 != nil || err2 != nil || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
 		return Place{}, false
 	}
-	name := r.Name
+	name := text.Clean(r.Name, text.MaxName)
 	if name == "" {
-		name, _, _ = strings.Cut(r.DisplayName, ",")
-		name = strings.TrimSpace(name)
+		first, _, _ := strings.Cut(r.DisplayName, ",")
+		name = text.Clean(first, text.MaxName)
 	}
 	if name == "" {
 		return Place{}, false
 	}
 	return Place{
 		Name:        name,
-		DisplayName: cmp.Or(r.DisplayName, name),
+		DisplayName: cmp.Or(text.Clean(r.DisplayName, text.MaxAddress), name),
 		Lat:         lat,
 		Lon:         lon,
 		Type:        nominatimType(r.AddressType, r.Type),
-		Country:     strings.ToUpper(r.Address.CountryCode),
+		Country:     countryCode(r.Address.CountryCode),
 	}, true
+}
+
+// countryCode is code in upper case when it is two ASCII letters, as an
+// ISO 3166-1 alpha-2 code is, and empty otherwise.
+func countryCode(code string) string {
+	if len(code) != 2 {
+		return ""
+	}
+	code = strings.ToUpper(code)
+	for i := range len(code) {
+		if code[i] < 'A' || code[i] > 'Z' {
+			return ""
+		}
+	}
+	return code
 }
 
 // nominatimType maps OpenStreetMap's place vocabulary onto the Type

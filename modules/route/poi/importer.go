@@ -17,6 +17,8 @@ import (
 	"github.com/paulmach/osm"
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
+
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // Format is an OpenStreetMap file format.
@@ -313,7 +315,11 @@ func (run *importRun) scan(r io.Reader, waysPass bool, keepNode func(*osm.Node) 
 	return run.ctx.Err()
 }
 
-func isAccommodation(tags osm.Tags) bool { return IsAccommodationType(tags.Find("tourism")) }
+// isAccommodation reads tourism as fromOSM does, so that what the passes
+// keep is what fromOSM accepts.
+func isAccommodation(tags osm.Tags) bool {
+	return IsAccommodationType(text.Clean(tags.Find("tourism"), text.MaxValue))
+}
 
 // readWays is the first pass: accommodation ways with inline coordinates
 // are stored at once, the others wait for their nodes.

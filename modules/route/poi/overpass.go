@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // DefaultOverpassEndpoint is the public Overpass instance. Its usage policy
@@ -31,7 +32,7 @@ var ErrUpstream = errors.New("poi: overpass failed")
 type UpstreamError struct {
 	StatusCode int    // 0 when no response came
 	Reason     string // fixed text: "no answer", "unexpected status", "malformed answer", …
-	Remark     string // Overpass's own remark, when it gave one; for logs
+	Remark     string // Overpass's own remark, when it gave one, cut to text.MaxMessage; for logs
 	Err        error  // the cause, for logs; may name the endpoint
 }
 
@@ -191,7 +192,7 @@ func (o *Overpass) fetch(ctx context.Context, query string) ([]overpassElement, 
 		return nil, &UpstreamError{StatusCode: resp.StatusCode, Reason: "malformed answer", Err: err}
 	}
 	if strings.Contains(strings.ToLower(ans.Remark), "error") {
-		return nil, &UpstreamError{StatusCode: resp.StatusCode, Reason: "runtime error", Remark: ans.Remark}
+		return nil, &UpstreamError{StatusCode: resp.StatusCode, Reason: "runtime error", Remark: text.Clean(ans.Remark, text.MaxMessage)}
 	}
 	return ans.Elements, nil
 }

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // Defaults for the zero BRouterOptions.
@@ -53,7 +53,8 @@ type UpstreamError struct {
 	Status int
 	// Message is the engine's own explanation when it refused (BRouter
 	// answers 400 with a line of text such as "position not mapped in
-	// existing datafile"), trimmed and bounded; empty otherwise.
+	// existing datafile"), cleaned and cut to text.MaxMessage runes; empty
+	// otherwise.
 	Message string
 	// Err is the cause: a transport error (context.DeadlineExceeded on
 	// timeout), or why the answer could not be read; nil when the status
@@ -210,23 +211,17 @@ func (b *BRouter) requestURL(via []geo.Point) string {
 	return u.String()
 }
 
-// maxMessage bounds UpstreamError.Message: the engine's explanation is one
-// line, anything longer is a stack trace or a proxy's error page.
-const maxMessage = 200
-
-// engineMessage keeps the first line of an error body, valid UTF-8 and at
-// most maxMessage bytes.
+// engineMessage keeps the first line of an error body, cleaned and cut to
+// text.MaxMessage runes by the rule of package text: the engine's
+// explanation is one line, anything longer is a stack trace or a proxy's
+// error page. The line goes through a text.Builder, so a body of megabytes
+// without a line break is not copied.
 func engineMessage(body []byte) string {
 	line, _, _ := bytes.Cut(bytes.TrimSpace(body), []byte("\n"))
-	msg := strings.ToValidUTF8(strings.TrimSpace(string(line)), "\uFFFD")
-	if len(msg) > maxMessage {
-		cut := maxMessage
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	return msg
+	var msg text.Builder
+	msg.Reset(text.MaxMessage)
+	msg.Write(line)
+	return msg.String()
 }
 
 // brouterAnswer is the part of BRouter's GeoJSON answer Route reads: one

@@ -176,9 +176,14 @@ func TestBRouterUpstreamErrors(t *testing.T) {
 			wantStatus: 500, wantMessage: "java.lang.NullPointerException",
 		},
 		{
-			name:   "long message is bounded",
+			name:   "long message is bounded, in characters",
 			status: http.StatusBadGateway, body: strings.Repeat("é", 300),
-			wantStatus: 502, wantMessage: strings.Repeat("é", 100) + "…",
+			wantStatus: 502, wantMessage: strings.Repeat("é", 200),
+		},
+		{
+			name:   "message is cleaned",
+			status: http.StatusBadRequest, body: "\x1b[31m position\x00 not\tmapped \u202E\r\nat btools.router\n",
+			wantStatus: 400, wantMessage: "[31m position not mapped",
 		},
 		{name: "not JSON", status: http.StatusOK, body: "<html>maintenance</html>", wantStatus: 200},
 		{name: "no feature", status: http.StatusOK, body: `{"type":"FeatureCollection","features":[]}`, wantStatus: 200},

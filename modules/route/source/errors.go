@@ -42,10 +42,24 @@ var (
 	// ErrEmptyRoute is a route that was fetched and read but has no point.
 	ErrEmptyRoute = &Error{Code: CodeEmptyRoute}
 	// ErrUnsupported is a URL matching no source pattern. Recognise returns
-	// it alone; Fetch returns it wrapped in ErrFetchFailed, since the
-	// pipeline reports both alike.
+	// it as an *UnsupportedError with the reason; Fetch returns it wrapped
+	// in ErrFetchFailed, since the pipeline reports both alike.
 	ErrUnsupported = errors.New("source: unsupported route URL")
 )
+
+// UnsupportedError is ErrUnsupported with the rule the URL broke. Its
+// message names the reason only, never the URL.
+type UnsupportedError struct {
+	Reason Reason
+}
+
+// Error names the reason.
+func (e *UnsupportedError) Error() string {
+	return ErrUnsupported.Error() + ": " + string(e.Reason)
+}
+
+// Is makes errors.Is(err, ErrUnsupported) hold.
+func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
 
 // failed wraps cause as ErrFetchFailed, keeping an ErrEmptyRoute as it is.
 func failed(cause error) error {

@@ -11,6 +11,7 @@ import (
 
 	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // Komoot has no public API. Its tour and collection pages carry their data
@@ -210,7 +211,7 @@ func parseKomootTour(page []byte) (string, []geo.Point, error) {
 		}
 		points = append(points, geo.Point{Lat: *it.Lat, Lon: *it.Lng, Ele: it.Alt})
 	}
-	return strings.TrimSpace(tour.Name), points, nil
+	return text.Clean(tour.Name, text.MaxTitle), points, nil
 }
 
 // parseKomootCollection reads the name and tour ids of a collection page.
@@ -230,7 +231,7 @@ func parseKomootCollection(page []byte) (string, []string, error) {
 		}
 		ids = append(ids, string(it.ID))
 	}
-	return strings.TrimSpace(c.Name), ids, nil
+	return text.Clean(c.Name, text.MaxTitle), ids, nil
 }
 
 // komootProps finds the setProps literal, undoes its JavaScript escaping

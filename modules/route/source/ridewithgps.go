@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/text"
 )
 
 // RideWithGPS answers /routes/{id}.json for public routes:
@@ -59,5 +59,5 @@ func (f *Fetcher) rideWithGPSRoute(ctx context.Context, id string) (Route, error
 	if len(points) == 0 {
 		return Route{}, empty(errors.New("source: ridewithgps route without track points"))
 	}
-	return Route{Title: strings.TrimSpace(answer.Route.Name), Tracks: [][]geo.Point{points}}, nil
+	return Route{Title: text.Clean(answer.Route.Name, text.MaxTitle), Tracks: [][]geo.Point{points}}, nil
 }

@@ -5,9 +5,10 @@
 // The caller's URL is only ever matched, never requested: an anchored
 // pattern recognises the provider and captures the numeric id, and the id
 // alone goes into a fixed path on the provider's configured base URL. Each
-// provider has its own fetch.Client, locked to its host, so the SSRF
-// defences of package fetch (address policy at connect time, https, two
-// redirects, 10 s, 30 MiB, retries) apply to every request.
+// provider has its own fetch.Client, locked to the origin (scheme, host and
+// port) of its base URL, so the SSRF defences of package fetch (address
+// policy at connect time, https, two redirects within the origin, 10 s,
+// 30 MiB, retries) apply to every request.
 package source
 
 import (
@@ -34,7 +35,8 @@ const (
 // Route is what a source yields.
 type Route struct {
 	// Title is the provider's name for the route (the collection's name for
-	// a collection); empty when it has none.
+	// a collection), cleaned and cut to text.MaxTitle runes by the rule of
+	// package text as it is read; empty when it has none.
 	Title string
 	// SourceType is one of the Type constants.
 	SourceType string
@@ -65,16 +67,31 @@ var patterns = []struct {
 	{regexp.MustCompile(`^https://(?:www\.)?ridewithgps\.com/routes/(\d{1,19})/?(?:[?#].*)?$`), TypeRideWithGPS},
 }
 
-// Recognise reads the provider and id from a source URL, or returns
-// ErrUnsupported. Leading and trailing spaces are ignored (pasted URLs).
+// MaxURLBytes bounds a source URL, the sourceUrl limit of the trips API.
+const MaxURLBytes = 2048
+
+// Recognise reads the provider and id from a source URL, or returns an
+// *UnsupportedError (errors.Is(err, ErrUnsupported) holds) naming the
+// first rule it breaks. Leading and trailing white space is ignored
+// (pasted URLs). A URL is accepted only by the patterns; the reason of a
+// refusal is read afterwards, for logs and tests, and decides nothing.
 func Recognise(rawURL string) (Ref, error) {
 	s := strings.TrimSpace(rawURL)
+	if len(s) > MaxURLBytes {
+		return Ref{}, &UnsupportedError{Reason: ReasonTooLong}
+	}
+	// Refused before the patterns, which allow anything after the id: a
+	// control character or a backslash there has no use in a share link,
+	// and the URL is stored as the trip's source.
+	if !printable(s) {
+		return Ref{}, &UnsupportedError{Reason: ReasonCharacters}
+	}
 	for _, p := range patterns {
 		if m := p.re.FindStringSubmatch(s); m != nil {
 			return Ref{SourceType: p.sourceType, ID: m[1]}, nil
 		}
 	}
-	return Ref{}, ErrUnsupported
+	return Ref{}, &UnsupportedError{Reason: diagnose(s)}
 }
 
 // Production base URLs.
@@ -102,8 +119,8 @@ type Options struct {
 	// Base URLs per provider; empty means the Default ones. Tests point
 	// them at local servers. Only the scheme, host and path prefix are used.
 	KomootURL, StravaURL, RideWithGPSURL string
-	// Fetch is the policy for every provider's client. Its Host and Header
-	// are set per provider; the rest (AllowHTTP and Allow in tests, delays)
+	// Fetch is the policy for every provider's client. Its Origin and
+	// Header are set per provider; the rest (AllowHTTP and Allow in tests, delays)
 	// is used as given.
 	Fetch fetch.Options
 	// Cache keeps routes per Ref; nil means none.
@@ -123,7 +140,7 @@ type Fetcher struct {
 	concurrency           int
 }
 
-// provider is one source's base URL and its host-locked client.
+// provider is one source's base URL and its origin-locked client.
 type provider struct {
 	base   *url.URL
 	client *fetch.Client
@@ -160,7 +177,9 @@ func newProvider(raw, def, accept string, opts fetch.Options) (provider, error) 
 		base.User != nil || base.RawQuery != "" || base.Fragment != "" {
 		return provider{}, fmt.Errorf("source: base URL %q must be http(s)://host[/path]", raw)
 	}
-	opts.Host = base.Hostname()
+	// The lock is the base's whole origin, port included: a redirect to
+	// another port of the provider's host is another service.
+	opts.Origin = base.Scheme + "://" + base.Host
 	opts.Header = http.Header{"Accept": {accept}}
 	return provider{base: base, client: fetch.New(opts)}, nil
 }

@@ -33,6 +33,7 @@ type answer struct {
 // providers answers like Komoot, Strava and RideWithGPS at once, from the
 // answers a test sets, and counts the requests per path.
 type providers struct {
+	url     string // where the fake providers listen
 	mu      sync.Mutex
 	answers map[string]answer
 	hits    map[string]int
@@ -94,6 +95,7 @@ func setup(t *testing.T, opts source.Options) (*source.Fetcher, *providers) {
 	p := &providers{answers: map[string]answer{}, hits: map[string]int{}}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
+	p.url = srv.URL
 	opts.KomootURL, opts.StravaURL, opts.RideWithGPSURL = srv.URL, srv.URL, srv.URL
 	if opts.Fetch.Allow == nil && !opts.Fetch.AllowHTTP {
 		opts.Fetch = testFetch()
