@@ -236,7 +236,7 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	rec, err := routeRecord(job.TripID, imp)
+	rec, err := routeRecord(ctx, job.TripID, imp)
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,9 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 }
 
 // routeRecord turns imported tracks into the stored route: raw points,
-// decimated points (20 m), totals and where each track starts.
-func routeRecord(tripID string, imp Imported) (*RouteRecord, error) {
+// decimated points (20 m), totals and where each track starts. It stops
+// with ctx's error once ctx is done.
+func routeRecord(ctx context.Context, tripID string, imp Imported) (*RouteRecord, error) {
 	rec := &RouteRecord{TripID: tripID, SourceType: imp.SourceType, CreatedAt: time.Now().UTC()}
 	if imp.Title != "" {
 		t := imp.Title
@@ -270,7 +271,11 @@ func routeRecord(tripID string, imp Imported) (*RouteRecord, error) {
 	if len(rec.Raw) < 2 {
 		return nil, &Permanent{Code: "EMPTY_ROUTE", Err: errors.New("the route has fewer than two points")}
 	}
-	rec.Decimated = decimate.Simplify(rec.Raw, decimate.Tolerance)
+	decimated, err := decimate.SimplifyContext(ctx, rec.Raw, decimate.Tolerance)
+	if err != nil {
+		return nil, err
+	}
+	rec.Decimated = decimated
 	rec.Distance = geo.Length(rec.Raw) / 1000
 	rec.Ascent, rec.Descent = gpx.Ascent(rec.Raw)
 	rec.PointCount = len(rec.Raw)
@@ -286,7 +291,10 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	planned, planErr := Plan(tr, rec)
+	planned, planErr := Plan(ctx, tr, rec)
+	if err := ctx.Err(); err != nil {
+		return err // stopped, not failed
+	}
 	if planErr != nil && !errors.Is(planErr, pacing.ErrMinStages) {
 		return &Permanent{Code: "PACING_FAILED", Err: planErr}
 	}
@@ -311,8 +319,9 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 }
 
 // Plan cuts the stored route into days with the trip's settings: one stage
-// per tour for a collection, the pacing engine otherwise.
-func Plan(tr *Trip, rec *RouteRecord) ([]pacing.Stage, error) {
+// per tour for a collection, the pacing engine otherwise (which stops with
+// ctx's error once ctx is done).
+func Plan(ctx context.Context, tr *Trip, rec *RouteRecord) ([]pacing.Stage, error) {
 	if rec.SourceType == "komoot_collection" && len(rec.TrackStarts) > 1 {
 		var out []pacing.Stage
 		for i, start := range rec.TrackStarts {
@@ -342,7 +351,7 @@ func Plan(tr *Trip, rec *RouteRecord) ([]pacing.Stage, error) {
 			params.Days = pacing.DayCount(s, e)
 		}
 	}
-	return pacing.Plan(pacing.Route{Decimated: rec.Decimated, Raw: rec.Raw, Distance: rec.Distance, Ascent: rec.Ascent}, params)
+	return pacing.PlanContext(ctx, pacing.Route{Decimated: rec.Decimated, Raw: rec.Raw, Distance: rec.Distance, Ascent: rec.Ascent}, params)
 }
 
 func (p *Pipeline) terrain(ctx context.Context, job Job) error {

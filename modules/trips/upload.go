@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,8 +75,11 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		return Uploaded{}, err
 	}
 	defer rd.Close()
-	parsed, err := gpx.Parser{MaxBytes: MaxUploadBytes}.Parse(rd)
+	parsed, err := gpx.Parser{MaxBytes: MaxUploadBytes}.Parse(contextReader{ctx, rd})
 	if err != nil {
+		if ctx.Err() != nil {
+			return Uploaded{}, ctx.Err() // the request is gone
+		}
 		return Uploaded{}, gpxRefusal(err)
 	}
 	tr := c.Merged.(*Trip)
@@ -87,12 +91,15 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		tr.Title = &title
 	}
 	tracks := splitTracks(parsed)
-	rec, err := routeRecord(tr.ID, Imported{Title: parsed.Title, SourceType: "gpx_upload", Tracks: tracks})
+	rec, err := routeRecord(ctx, tr.ID, Imported{Title: parsed.Title, SourceType: "gpx_upload", Tracks: tracks})
+	if ctx.Err() != nil {
+		return Uploaded{}, ctx.Err()
+	}
 	if err != nil {
 		return Uploaded{}, registry.Invalid("the file has no usable track", registry.Violation{Field: UploadFile, Reason: "has fewer than two track points"})
 	}
 	rec.SourceType = "gpx_upload"
-	planned, planErr := Plan(tr, rec)
+	planned, planErr := Plan(ctx, tr, rec)
 	if planErr != nil && !errors.Is(planErr, pacing.ErrMinStages) {
 		return Uploaded{}, planErr
 	}
@@ -133,6 +140,20 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	}
 	out.Next = "the days are cut; the terrain alerts follow: read the trip with get_trip"
 	return out, nil
+}
+
+// contextReader fails its reads once ctx is done, so parsing a large file
+// stops when the request that sent it is gone.
+type contextReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c contextReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // splitTracks cuts a parsed file into its tracks, without copying points.

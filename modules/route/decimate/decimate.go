@@ -1,10 +1,20 @@
 // Package decimate thins a route with Douglas–Peucker (pipeline.md §3): a
 // point is kept when it lies more than the tolerance away from the line
-// between the points kept around it, distances being geodesic.
+// between the points kept around it.
+//
+// The line between two points is their section of the ellipsoid by the
+// plane through them and the Earth's centre (the great ellipse, within
+// centimetres of the geodesic at route scale), and a point's deviation is
+// its distance to that plane. That measure is linear in the point's
+// Earth-centred position, so the farthest point of a stretch is found on the
+// convex hulls of a segment tree (see index) in logarithmic time rather than
+// by a scan: Douglas–Peucker's worst case, a route where every split peels
+// one turn off a long stretch (a zig-zag), costs O(n log n) instead of O(n²).
+// Exact geodesics are left to lengths (geo.Distance).
 package decimate
 
 import (
-	"math"
+	"context"
 	"slices"
 
 	"cairn.dev/cairn/modules/route/geo"
@@ -18,77 +28,67 @@ const Tolerance = 20.0
 // as a point (a loop that comes back to its start).
 const degenerate = 0.001
 
+// checkEvery is how many segments are examined between two looks at the
+// context: a few hundred microseconds of work at most.
+const checkEvery = 256
+
 // Simplify returns the points Douglas–Peucker keeps at tolerance metres, in
-// order, elevations included. The deviation of a point is the height of the
-// triangle (start, end, point) computed from the three geodesic side lengths;
-// when start and end are less than 1 mm apart it is the distance to start.
-// A point is kept when its deviation exceeds tolerance. The first and last
-// points are always kept, and routes of two points or fewer come back as they
-// are. The result never shares memory with points.
+// order, elevations included. The deviation of a point is its distance to
+// the plane through the Earth's centre and the segment's ends; when the ends
+// are less than 1 mm apart it is the distance to the start. A point is kept
+// when its deviation exceeds tolerance. The first and last points are always
+// kept, and routes of two points or fewer come back as they are. The result
+// never shares memory with points.
 //
-// The work list is an explicit stack, so a route of any length cannot
-// overflow the goroutine stack. Geodesic distances are nearly all the cost:
-// each point's trigonometry is prepared once, and its distances to the ends
-// of the segment holding it are cached so that after a split only the side
-// that moved is measured again. Scratch memory is about 90 bytes a point.
+// The work is O(n log n) whatever the shape: building the index costs
+// O(n log h) and each of the 2k − 1 stretches examined for k kept points
+// O(log n · log h), for hulls of h vertices (a few dozen on a recording; see
+// maxHull for a route convex at every scale). Memory is about 30 bytes a
+// point, at most about 60.
 func Simplify(points []geo.Point, tolerance float64) []geo.Point {
+	out, _ := SimplifyContext(context.Background(), points, tolerance)
+	return out
+}
+
+// SimplifyContext is Simplify that stops, returning ctx's error and no
+// points, once ctx is done.
+func SimplifyContext(ctx context.Context, points []geo.Point, tolerance float64) ([]geo.Point, error) {
 	n := len(points)
 	if n <= 2 {
-		return slices.Clone(points)
+		return slices.Clone(points), nil
+	}
+	pos := make([]geo.Vector, n)
+	for i, p := range points {
+		pos[i] = geo.ECEF(p)
+	}
+	idx, err := newIndex(ctx, pos)
+	if err != nil {
+		return nil, err
 	}
 
-	prepared := make([]geo.Prepared, n)
-	for i, p := range points {
-		prepared[i] = geo.Prepare(p)
-	}
 	keep := make([]bool, n)
 	keep[0], keep[n-1] = true, true
-	// toStart[i] and toEnd[i] are the distances from point i to the first and
-	// last point of the segment currently holding it.
-	toStart := make([]float64, n)
-	toEnd := make([]float64, n)
-	first, last := prepared[0], prepared[n-1]
-	for i := 1; i < n-1; i++ {
-		toStart[i] = first.Distance(prepared[i])
-		toEnd[i] = prepared[i].Distance(last)
-	}
-
-	type segment struct {
-		start, end int
-		chord      float64
-	}
-	stack := []segment{{0, n - 1, first.Distance(last)}}
 	kept := 2
-	for len(stack) > 0 {
+	type segment struct{ start, end int }
+	stack := []segment{{0, n - 1}}
+	for step := 0; len(stack) > 0; step++ {
+		if step%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if s.end-s.start < 2 {
 			continue
 		}
-
-		worst, at := -1.0, -1
-		for i := s.start + 1; i < s.end; i++ {
-			if d := deviation(toStart[i], toEnd[i], s.chord); d > worst {
-				worst, at = d, i
-			}
-		}
-		if worst <= tolerance {
+		at, dev := idx.farthest(s.start, s.end, tolerance)
+		if dev <= tolerance {
 			continue
 		}
-
 		keep[at] = true
 		kept++
-		split := prepared[at]
-		for i := s.start + 1; i < at; i++ {
-			toEnd[i] = prepared[i].Distance(split)
-		}
-		for i := at + 1; i < s.end; i++ {
-			toStart[i] = split.Distance(prepared[i])
-		}
-		stack = append(stack,
-			segment{s.start, at, toStart[at]},
-			segment{at, s.end, toEnd[at]},
-		)
+		stack = append(stack, segment{s.start, at}, segment{at, s.end})
 	}
 
 	out := make([]geo.Point, 0, kept)
@@ -97,35 +97,43 @@ func Simplify(points []geo.Point, tolerance float64) []geo.Point {
 			out = append(out, points[i])
 		}
 	}
-	return out
+	return out, nil
 }
 
-// deviation is the height over the chord side of the triangle whose sides are
-// toStart, toEnd and chord.
-func deviation(toStart, toEnd, chord float64) float64 {
-	if chord < degenerate {
-		return toStart
-	}
-	return 2 * triangleArea(toStart, toEnd, chord) / chord
+// measure is the deviation of points from one segment: the distance to the
+// plane through the centre and the segment's ends (normal is that plane's
+// unit normal), or to the start when the ends coincide.
+type measure struct {
+	normal geo.Vector
+	start  geo.Vector
+	point  bool // ends closer than degenerate, or antipodal
 }
 
-// triangleArea uses Kahan's arrangement of Heron's formula: route triangles
-// are needles (a point a few metres off a chord kilometres long), where the
-// textbook form loses most of its digits to cancellation.
-func triangleArea(a, b, c float64) float64 {
-	// Sort so that a >= b >= c.
-	if a < b {
-		a, b = b, a
+func newMeasure(a, b geo.Vector) measure {
+	chord := b.Sub(a)
+	length := chord.Norm()
+	if length < degenerate {
+		return measure{start: a, point: true}
 	}
-	if b < c {
-		b, c = c, b
+	// a × (b − a) equals a × b without the cancellation of nearly parallel
+	// vectors.
+	n := a.Cross(chord)
+	size := n.Norm()
+	if size <= 1e-12*a.Norm()*length {
+		// Antipodal ends: no single plane. Any point off the start will do
+		// to cut the stretch in two, and the halves are well defined.
+		return measure{start: a, point: true}
 	}
-	if a < b {
-		a, b = b, a
+	return measure{normal: geo.Vector{X: n.X / size, Y: n.Y / size, Z: n.Z / size}, start: a}
+}
+
+func (m measure) of(p geo.Vector) float64 {
+	if m.point {
+		return p.Sub(m.start).Norm()
 	}
-	p := (a + (b + c)) * (c - (a - b)) * (c + (a - b)) * (a + (b - c))
-	if p <= 0 {
-		return 0 // collinear, or the triangle inequality lost to rounding
+	d := m.normal.Dot(p)
+	if d < 0 {
+		return -d
 	}
-	return math.Sqrt(p) / 4
+	return d
 }

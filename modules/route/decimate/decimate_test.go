@@ -1,6 +1,8 @@
 package decimate_test
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -155,6 +157,113 @@ func height(a, b, c float64) float64 {
 		return 0
 	}
 	return 2 * math.Sqrt(area2) / c
+}
+
+// TestSimplifyEveryShape holds Douglas–Peucker's promise on the shapes that
+// stress it: the ends are kept, every dropped point lies within the
+// tolerance of the chord between the kept points around it (measured here
+// from positions, independently of the package), and no more points are
+// kept than textbook Douglas–Peucker keeps.
+func TestSimplifyEveryShape(t *testing.T) {
+	t.Parallel()
+	for _, shape := range routefixture.Shapes() {
+		t.Run(shape.Name, func(t *testing.T) {
+			t.Parallel()
+			route := shape.Points(50_000)
+			got := decimate.Simplify(route, decimate.Tolerance)
+			require.Equal(t, route[0], got[0])
+			require.Equal(t, route[len(route)-1], got[len(got)-1])
+			require.GreaterOrEqual(t, len(got), 2)
+
+			k := 0
+			for i, p := range route {
+				if k+1 < len(got) && p == got[k+1] {
+					k++
+					continue
+				}
+				if p == got[k] {
+					continue
+				}
+				dev := offChord(got[k], got[k+1], p)
+				require.LessOrEqualf(t, dev, decimate.Tolerance, "point %d dropped at %.3f m from its chord", i, dev)
+			}
+			// The split points may differ from a scan's where two points are
+			// nearly as far (the index measures a node's candidates only),
+			// so the count is compared, not the points.
+			want := len(reference(route[:5000]))
+			assert.InDelta(t, want, len(decimate.Simplify(route[:5000], decimate.Tolerance)), 0.01*float64(want)+1)
+		})
+	}
+}
+
+// reference is textbook Douglas–Peucker by scanning, quadratic at worst.
+func reference(route []geo.Point) []geo.Point {
+	keep := make([]bool, len(route))
+	keep[0], keep[len(route)-1] = true, true
+	var split func(s, e int)
+	split = func(s, e int) {
+		at, worst := -1, decimate.Tolerance
+		for i := s + 1; i < e; i++ {
+			if d := offChord(route[s], route[e], route[i]); d > worst {
+				at, worst = i, d
+			}
+		}
+		if at >= 0 {
+			keep[at] = true
+			split(s, at)
+			split(at, e)
+		}
+	}
+	split(0, len(route)-1)
+	var out []geo.Point
+	for i, k := range keep {
+		if k {
+			out = append(out, route[i])
+		}
+	}
+	return out
+}
+
+func TestSimplifyStraightShapeKeepsItsEnds(t *testing.T) {
+	t.Parallel()
+	route := routefixture.Straight(100_000) // 1,000 km
+	assert.Equal(t, []geo.Point{route[0], route[len(route)-1]}, decimate.Simplify(route, decimate.Tolerance))
+}
+
+func TestSimplifyStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := decimate.SimplifyContext(ctx, routefixture.ZigzagPoints(10_000), decimate.Tolerance)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Nil(t, got)
+}
+
+// offChord is p's distance in metres from the plane through the Earth's
+// centre, a and b, or from a when a and b coincide.
+func offChord(a, b, p geo.Point) float64 {
+	va, vb, vp := geo.ECEF(a), geo.ECEF(b), geo.ECEF(p)
+	if vb.Sub(va).Norm() < 0.001 {
+		return vp.Sub(va).Norm()
+	}
+	n := va.Cross(vb)
+	return math.Abs(n.Dot(vp)) / n.Norm()
+}
+
+// BenchmarkSimplify decimates every shape at growing sizes; the import
+// benchmark of package pacing times the whole step.
+func BenchmarkSimplify(b *testing.B) {
+	for _, shape := range routefixture.Shapes() {
+		for _, n := range []int{10_000, 100_000, 1_000_000} {
+			b.Run(fmt.Sprintf("shape=%s/points=%d", shape.Name, n), func(b *testing.B) {
+				route := shape.Points(n)
+				b.ReportAllocs()
+				for b.Loop() {
+					decimate.Simplify(route, decimate.Tolerance)
+				}
+			})
+		}
+	}
 }
 
 func BenchmarkSimplifyLong(b *testing.B) {

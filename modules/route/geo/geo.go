@@ -1,11 +1,14 @@
 // Package geo measures routes: ellipsoidal distances on WGS-84 for lengths and
 // splitting, and a spherical haversine for cheap proximity tests.
 //
-// The preferred library, github.com/tidwall/geodesic (Karney's GeographicLib),
-// is not served by the module proxy this project can reach, and no Go module
-// there solves the ellipsoidal inverse problem. Distance therefore computes
-// it here, from two published results that tests hold against each other and
-// against surveyed reference distances.
+// No pure-Go geodesy module is served by the module proxy this project
+// reaches (github.com/tidwall/geodesic, tidwall/geodesy and
+// pymaxion/geographiclib-go were refused); github.com/twpayne/go-proj is
+// served, but binds the PROJ C library through cgo, a native dependency
+// and a lock per call for every route length, in a product otherwise built
+// without cgo. Distance therefore solves the ellipsoidal inverse problem
+// here, from published methods that tests hold against each other and
+// against reference values of GeographicLib (Karney's algorithm).
 package geo
 
 import "math"
@@ -37,9 +40,11 @@ const EarthRadius = 6371000.0
 // trigonometry once the points are prepared and agrees with Vincenty within
 // 10 µm at 100 km, closer below (Vincenty itself stops iterating at about
 // 6 µm). Longer lines use Vincenty's inverse formula, as the original
-// implementation did (pipeline.md §3); for nearly antipodal points, where
-// Vincenty does not converge, the great circle on the mean sphere stands in
-// (within 0.5 %; never the case between two points of a ridden route).
+// implementation did (pipeline.md §3), for at most maxIterations rounds.
+// Near the antipodes Vincenty's iteration converges slowly or not at all;
+// there the same series are solved for the starting azimuth by bisection
+// (see bisected), which always converges. Never the case between two points
+// of a ridden route, but a file may hold anything.
 func Distance(a, b Point) float64 {
 	return Prepare(a).Distance(Prepare(b))
 }
@@ -83,6 +88,11 @@ func (a Prepared) Distance(b Prepared) float64 {
 	if d, ok := vincenty(a, b); ok {
 		return d
 	}
+	if d, ok := bisected(a, b); ok {
+		return d
+	}
+	// Only a pole with an antipodal partner can get here: the meridian,
+	// on the mean sphere.
 	return greatCircle(a.lat, a.lon, b.lat, b.lon, meanRadius)
 }
 
@@ -112,9 +122,10 @@ func arcFromChord(a, b Prepared, dx, dy, dz, chordSq float64) float64 {
 }
 
 const (
-	// Vincenty converges in four or five rounds for long lines; the cap only
-	// matters for nearly antipodal points.
-	maxIterations = 200
+	// Vincenty converges in four to eight rounds away from the antipodes;
+	// needing more means a nearly antipodal line, where bisected is surer
+	// and, past this many rounds, quicker.
+	maxIterations = 30
 	// 1e-12 rad of longitude on the auxiliary sphere is about 6 µm on the ground.
 	convergence = 1e-12
 )
@@ -175,7 +186,7 @@ func reducedLatitude(p Prepared) (sin, cos float64) {
 }
 
 // meanRadius is the WGS-84 mean radius (2a+b)/3, the sphere closest to the
-// ellipsoid, used only when Vincenty does not converge.
+// ellipsoid.
 const meanRadius = (2*semiMajor + semiMinor) / 3
 
 // Haversine is the great-circle distance in metres between a and b on a sphere

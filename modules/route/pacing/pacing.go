@@ -1,10 +1,10 @@
 // Package pacing cuts a route into days (pipeline.md §4, the implemented
 // form): each day gets a target distance that shrinks with fatigue and with
-// the route's climbing, and the route is cut at the first decimated point
-// reaching it.
+// the route's climbing, and the route is cut where the day reaches it.
 package pacing
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -75,7 +75,9 @@ type Stage struct {
 	// Geometry is the stage's decimated points decimated again at
 	// decimate.Tolerance: its ends are Start and End.
 	Geometry []geo.Point
-	// Start and End are decimated points; a stage's End is the next one's Start.
+	// Start and End are decimated points, or points interpolated on the
+	// decimated line where a day's target fell between two of them; a
+	// stage's End is the next one's Start.
 	Start, End geo.Point
 }
 
@@ -107,6 +109,14 @@ func Days(distance float64, params Params) int {
 // is B = (distance + P·days) / S and day n's target B·fⁿ − P, raised to
 // MinTarget and then capped at MaxDistance. Before the floor and the cap the
 // targets add up to distance exactly.
+//
+// When the day count comes from the cap (params.Days is zero, so days is
+// ceil(distance / MaxDistance)) and the cap holds some days back, leaving
+// distance over, the base is raised until the targets add up to distance
+// again: the days under the cap take the surplus, as far as they have room,
+// instead of the last day taking all of it, so no day is planned over the
+// cap. With dates the last day absorbs the surplus, as pipeline.md's worked
+// example 30 has it.
 func Targets(distance, ascent float64, days int, params Params) []float64 {
 	params = params.withDefaults()
 	if days < 1 {
@@ -114,35 +124,85 @@ func Targets(distance, ascent float64, days int, params Params) []float64 {
 	}
 	f := params.Fatigue
 	penalty := ascent / params.ElevationPenalty / float64(days)
-	sum, fn := 0.0, 1.0
-	for range days {
+	powers := make([]float64, days) // fⁿ
+	sum, fn, least := 0.0, 1.0, 1.0
+	for n := range powers {
+		powers[n] = fn
 		sum += fn
+		least = math.Min(least, fn)
 		fn *= f
 	}
+	target := func(base float64, n int) float64 {
+		t := math.Max(base*powers[n]-penalty, MinTarget)
+		return math.Min(t, params.MaxDistance)
+	}
+	total := func(base float64) float64 {
+		s := 0.0
+		for n := range powers {
+			s += target(base, n)
+		}
+		return s
+	}
+
 	base := (distance + penalty*float64(days)) / sum
+	if params.Days == 0 && total(base) < distance {
+		// Only the cap removes distance. Past allCapped every day is at the
+		// cap; in between the total grows continuously with the base.
+		allCapped := (params.MaxDistance + penalty) / least
+		if total(allCapped) <= distance {
+			base = allCapped
+		} else {
+			lo, hi := base, allCapped
+			for range 200 {
+				mid := (lo + hi) / 2
+				if mid <= lo || mid >= hi {
+					break
+				}
+				if total(mid) < distance {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			base = hi // the targets reach distance: the last day is within its own
+		}
+	}
 
 	targets := make([]float64, days)
-	fn = 1
 	for n := range targets {
-		t := math.Max(base*fn-penalty, MinTarget)
-		targets[n] = math.Min(t, params.MaxDistance)
-		fn *= f
+		targets[n] = target(base, n)
 	}
 	return targets
 }
 
-// Plan cuts route into stages. Every day but the last walks the decimated
-// points from its start and ends at the first point whose distance from that
-// start reaches the day's target; that point also starts the next day. The
-// raw points are cut the same way, on their own, for the climbing; the stage
-// that reaches the end of the decimated route takes the remaining raw points.
-// The last day takes every remaining point. When the route runs out first,
-// fewer stages than days are returned; a cut that would leave a stage fewer
-// than two points gives it none, merging it into the next.
+// snap is how far, in metres, a decimated point may lie past a day's target
+// and still end the day: closer than this, a point is not interpolated.
+const snap = 0.001
+
+// margin is how far past its target an interpolated cut is placed, in
+// metres: enough to stay at or past the target through rounding.
+const margin = 1e-6
+
+// Plan cuts route into stages. Every day but the last runs along the
+// decimated line from its start to its target distance: it ends on the
+// decimated point lying there, or on a point interpolated on the decimated
+// segment that crosses it (geo.Toward), so a day is as long as its target
+// however far apart the decimated points are (a straight road keeps only
+// its ends). Its end starts the next day. The raw points are cut on their
+// own, at the first point reaching the target, for the climbing; the stage
+// that reaches the end of the decimated route takes the remaining raw
+// points. The last day takes everything left. When the route runs out
+// first, fewer stages than days are returned.
 //
 // Plan is deterministic. With fewer than two stages it returns them together
 // with ErrMinStages, so the caller can store them and keep the trip a draft.
 func Plan(route Route, params Params) ([]Stage, error) {
+	return PlanContext(context.Background(), route, params)
+}
+
+// PlanContext is Plan that stops, returning ctx's error and no stages, once
+// ctx is done.
+func PlanContext(ctx context.Context, route Route, params Params) ([]Stage, error) {
 	params = params.withDefaults()
 	dec, raw := route.Decimated, route.Raw
 	if len(dec) < 2 {
@@ -151,28 +211,38 @@ func Plan(route Route, params Params) ([]Stage, error) {
 	days := Days(route.Distance, params)
 	targets := Targets(route.Distance, route.Ascent, days, params)
 
-	last, rawLast := len(dec)-1, max(len(raw)-1, 0)
+	line := walker{points: dec, start: dec[0], next: 1}
+	rawLast := max(len(raw)-1, 0)
 	stages := make([]Stage, 0, days)
-	from, rawFrom := 0, 0
+	rawFrom := 0
 	for day, target := range targets {
-		to, rawTo := last, rawLast
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var points []geo.Point
+		atEnd := true
 		if day < days-1 {
-			to = cut(dec, from, target)
+			points, atEnd = line.cut(target * 1000)
+		} else {
+			points = line.rest()
+		}
+		if len(points) < 2 {
+			continue // only the point the last day ended on: nothing to ride
+		}
+		rawTo := rawLast
+		if !atEnd {
 			rawTo = cut(raw, rawFrom, target)
-		}
-		if to == last {
-			rawTo = rawLast
-		}
-		if to-from < 1 {
-			// One point, already shared with its neighbour: nothing to ride.
-			continue
 		}
 		var rawStage []geo.Point
 		if len(raw) > 0 {
 			rawStage = raw[rawFrom : rawTo+1]
 		}
-		stages = append(stages, newStage(dec[from:to+1], rawStage))
-		from, rawFrom = to, rawTo
+		stage, err := newStage(ctx, points, rawStage)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(stages, stage)
+		rawFrom = rawTo
 	}
 	if len(stages) < 2 {
 		return stages, ErrMinStages
@@ -180,31 +250,87 @@ func Plan(route Route, params Params) ([]Stage, error) {
 	return stages, nil
 }
 
+// walker goes along the decimated line a day at a time. The day starts at
+// start, an original point or one a cut interpolated; points[next] is the
+// first original point after it.
+type walker struct {
+	points []geo.Point
+	start  geo.Point
+	next   int
+}
+
+// cut returns the points of a day of goal metres from the walker's position,
+// and moves to its end; atEnd tells that the line ended first (or exactly
+// there).
+func (w *walker) cut(goal float64) (day []geo.Point, atEnd bool) {
+	day = []geo.Point{w.start}
+	covered := 0.0
+	prev := geo.Prepare(w.start)
+	for i := w.next; i < len(w.points); i++ {
+		p := w.points[i]
+		next := geo.Prepare(p)
+		// Distances are added in the order geo.Length adds them, so the
+		// stage measures at least its goal exactly when this says it does.
+		step := prev.Distance(next)
+		if covered+step >= goal {
+			if covered+step-goal <= snap {
+				day = append(day, p)
+				w.start, w.next = p, i+1
+				return day, i == len(w.points)-1
+			}
+			end := geo.Toward(day[len(day)-1], p, goal-covered+margin)
+			day = append(day, end)
+			w.start, w.next = end, i
+			return day, false
+		}
+		covered += step
+		day = append(day, p)
+		prev = next
+	}
+	w.next = len(w.points)
+	return day, true
+}
+
+// rest returns the points from the walker's position to the end of the line.
+func (w *walker) rest() []geo.Point {
+	day := append([]geo.Point{w.start}, w.points[w.next:]...)
+	w.next = len(w.points)
+	return day
+}
+
 // cut is the index of the first point from points[from] on whose distance
 // along the route from points[from] reaches target km, or the last index
 // when the route ends first.
 func cut(points []geo.Point, from int, target float64) int {
+	if from >= len(points) {
+		return max(len(points)-1, 0)
+	}
 	goal := target * 1000
 	covered := 0.0
-	for i := from; i < len(points); i++ {
-		if i > from {
-			covered += geo.Distance(points[i-1], points[i])
-		}
+	prev := geo.Prepare(points[from])
+	for i := from + 1; i < len(points); i++ {
+		next := geo.Prepare(points[i])
+		covered += prev.Distance(next)
 		if covered >= goal {
 			return i
 		}
+		prev = next
 	}
 	return max(len(points)-1, 0)
 }
 
-func newStage(dec, raw []geo.Point) Stage {
+func newStage(ctx context.Context, dec, raw []geo.Point) (Stage, error) {
 	gain, loss := gpx.Ascent(raw)
+	geometry, err := decimate.SimplifyContext(ctx, dec, decimate.Tolerance)
+	if err != nil {
+		return Stage{}, err
+	}
 	return Stage{
 		Distance: geo.Length(dec) / 1000,
 		Ascent:   gain,
 		Descent:  loss,
-		Geometry: decimate.Simplify(dec, decimate.Tolerance),
+		Geometry: geometry,
 		Start:    dec[0],
 		End:      dec[len(dec)-1],
-	}
+	}, nil
 }

@@ -319,6 +319,49 @@ func TestTargetsAddUpBeforeFloorAndCap(t *testing.T) {
 	assert.InDelta(t, 900, sum, 1e-9)
 }
 
+// TestTargetsGiveTheCapSurplusBack: when the day count comes from the cap
+// and the cap holds the first days back, the days under it take the
+// distance over, so no day passes the cap, and fatigue still orders the
+// days. Dates keep the rule of scenario 30: the last day absorbs the rest.
+func TestTargetsGiveTheCapSurplusBack(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name     string
+		give     float64 // km
+		giveDays int
+		params   pacing.Params
+		wantSum  float64 // 0: less than the distance, the rest left to the last day
+	}{
+		{name: "1,433 km at 80 a day", give: 1433, giveDays: 18, params: pacing.Params{MaxDistance: 80}, wantSum: 1433},
+		{name: "climbing as well", give: 1433, giveDays: 20, params: pacing.Params{MaxDistance: 80, ElevationPenalty: 50}, wantSum: 1433},
+		{name: "strong fatigue", give: 500, giveDays: 8, params: pacing.Params{MaxDistance: 80, Fatigue: 0.6}, wantSum: 500},
+		{name: "days too few for the cap", give: 300, giveDays: 3, params: pacing.Params{MaxDistance: 80}, wantSum: 240},
+		{name: "dates: the last day absorbs the rest", give: 1433, giveDays: 18, params: pacing.Params{Days: 18, MaxDistance: 80}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			targets := pacing.Targets(tt.give, 4000, tt.giveDays, tt.params)
+			require.Len(t, targets, tt.giveDays)
+			sum := 0.0
+			for i, tg := range targets {
+				sum += tg
+				assert.LessOrEqual(t, tg, tt.params.MaxDistance, "day %d within the cap", i)
+				if i > 0 {
+					assert.LessOrEqual(t, tg, targets[i-1], "day %d no longer than the day before", i)
+				}
+			}
+			if tt.wantSum == 0 {
+				assert.Less(t, sum, tt.give)
+			} else {
+				assert.InDelta(t, tt.wantSum, sum, 1e-6)
+			}
+			assert.Equal(t, tt.params.MaxDistance, targets[0], "the first day is at the cap")
+		})
+	}
+}
+
 func TestDays(t *testing.T) {
 	t.Parallel()
 

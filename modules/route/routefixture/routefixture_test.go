@@ -132,3 +132,36 @@ func BenchmarkLong(b *testing.B) {
 		routefixture.Long()
 	}
 }
+
+func TestShapes(t *testing.T) {
+	t.Parallel()
+	for _, shape := range routefixture.Shapes() {
+		t.Run(shape.Name, func(t *testing.T) {
+			t.Parallel()
+			route := shape.Points(20_000)
+			require.Len(t, route, 20_000)
+			assert.Equal(t, route, shape.Points(20_000), "deterministic")
+			for i := 1; i < len(route); i++ {
+				step := geo.Distance(route[i-1], route[i])
+				require.Lessf(t, step, 3*routefixture.ShapeSpacing, "point %d jumps %.1f m", i, step)
+			}
+			km := geo.Length(route) / 1000
+			assert.InDelta(t, 20_000*routefixture.ShapeSpacing/1000, km, 0.6*km, "about ShapeSpacing apart, jitter included")
+		})
+	}
+}
+
+func TestShapesThatComeBack(t *testing.T) {
+	t.Parallel()
+	loop := routefixture.Loop(10_000)
+	assert.Equal(t, loop[0], loop[len(loop)-1], "a loop ends where it started")
+	back := routefixture.OutAndBack(10_000)
+	assert.Less(t, geo.Distance(back[0], back[len(back)-1]), 10.0, "an out-and-back ends near its start")
+}
+
+func TestLine(t *testing.T) {
+	t.Parallel()
+	line := routefixture.Line(50_000, 500_000)
+	assert.InDelta(t, 500_000, geo.Distance(line[0], line[len(line)-1]), 100, "the ends are the line's length apart")
+	assert.Greater(t, geo.Length(line), 500_000.0, "the jitter adds length")
+}
