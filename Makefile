@@ -6,7 +6,7 @@ export CGO_ENABLED ?= 0
 PKGS    ?= ./...
 CAIRN   := $(GO) run ./cmd/cairn
 
-.PHONY: run test bench lint golden migrate guards build
+.PHONY: run test fuzz bench bench-load lint golden migrate guards build
 
 ## run: start the server on the embedded defaults (SQLite in ./data, no Redis)
 run:
@@ -16,12 +16,22 @@ run:
 test:
 	$(GO) test -count=1 $(PKGS)
 
+## fuzz: run every fuzz target for FUZZTIME each (default 1m; CI runs them 3s each)
+FUZZTIME ?= 1m
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh $(PKGS)
+
 ## bench: run the benchmarks with allocations, then the guarded/bare ratio of each face
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS) | tee bench.out
 	@awk '/^Benchmark.*\/(bare|guarded)/ { split($$1, p, "/"); sub(/-[0-9]+$$/, "", p[2]); ns[p[1] "/" p[2]] = $$3; fam[p[1]] = 1 } \
 	  END { for (f in fam) if ((f "/bare") in ns && (f "/guarded") in ns) \
 	    printf "%s: guarded/bare throughput = %.2f (target >= 0.85)\n", f, ns[f "/bare"] / ns[f "/guarded"] }' bench.out
+
+## bench-load: the real server under load (SQLite and PostgreSQL) beside bare huma and go-sdk servers;
+## prints req/s, latency percentiles and server CPU per request (a few minutes; BENCHFLAGS=-h lists options)
+bench-load:
+	$(GO) run ./cmd/loadbench $(BENCHFLAGS)
 
 ## lint: formatting, vet and staticcheck (the version pinned in go.mod's tool block)
 lint:

@@ -87,6 +87,7 @@ func (p Product) Migrations() (*migrate.Migrations, error) {
 // Options is the whole application of a product for a configuration. Tests
 // and commands build it alike.
 func Options(p Product, cfg config.Config, log *slog.Logger) fx.Option {
+	log = WithRequestIDs(log)
 	opts := []fx.Option{
 		fx.Supply(p, cfg, log),
 		fx.WithLogger(func() fxevent.Logger {
@@ -96,14 +97,14 @@ func Options(p Product, cfg config.Config, log *slog.Logger) fx.Option {
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
 		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
-			provideProgress, provideQueue, registry.New),
+			provideProgress, provideQueue, provideMetrics, registry.New),
 	}
 	for _, m := range p.Modules {
 		if m.Options != nil {
 			opts = append(opts, m.Options)
 		}
 	}
-	opts = append(opts, fx.Invoke(declare, mount, startQueue))
+	opts = append(opts, fx.Invoke(declare, mount, startQueue, serveMetrics))
 	return fx.Options(opts...)
 }
 
@@ -189,13 +190,14 @@ func provideQueue(db *bun.DB, engine storage.Engine, cfg config.Config) (*jobs.Q
 
 type queueParams struct {
 	fx.In
-	LC     fx.Lifecycle
-	Queue  *jobs.Queue
-	DB     *bun.DB
-	Engine storage.Engine
-	Cfg    config.Config
-	Log    *slog.Logger
-	Work   []jobs.Work `group:"jobs"`
+	LC       fx.Lifecycle
+	Queue    *jobs.Queue
+	DB       *bun.DB
+	Engine   storage.Engine
+	Cfg      config.Config
+	Log      *slog.Logger
+	Observed *observed
+	Work     []jobs.Work `group:"jobs"`
 }
 
 // startQueue runs the job queue once the database is ready (its hook is
@@ -213,6 +215,7 @@ func startQueue(p queueParams) {
 			}
 			return p.Queue.Start(context.Background(), jobs.Config{
 				Workers: p.Cfg.Workers, PollInterval: p.Cfg.JobPollInterval,
+				Timeout: p.Cfg.JobTimeout, RescueAfter: p.Cfg.JobRescueAfter, Observe: p.Observed.job,
 				Purgers: []jobs.Purger{guardstore.Keys{DB: p.DB}, guardstore.Confirmations{DB: p.DB}},
 			}, p.Work, p.Log.With("component", "jobs"))
 		},
@@ -243,11 +246,30 @@ func provideAPI(p Product, cfg config.Config) *HTTP {
 	return &HTTP{Mux: mux, API: api, Schemas: operations.NewSchemas(api.OpenAPI().Components.Schemas)}
 }
 
-func provideChain(cfg config.Config, db *bun.DB, auth guards.Authenticator, limiter guards.Limiter, h *HTTP) (*guards.Chain, error) {
-	return guards.NewChain(
-		guards.Authenticate{Tokens: auth},
+type chainParams struct {
+	fx.In
+	Cfg      config.Config
+	Log      *slog.Logger
+	DB       *bun.DB
+	Auth     guards.Authenticator
+	Limiter  guards.Limiter
+	HTTP     *HTTP
+	Observed *observed
+}
+
+func provideChain(p chainParams) (*guards.Chain, error) {
+	cfg, db, h := p.Cfg, p.DB, p.HTTP
+	// With Redis, a limit not declared SharedOnly counts in process while
+	// Redis cannot be reached (README: "Rate limits while Redis is down").
+	var fallback guards.Limiter
+	if cfg.RedisURL != "" {
+		fallback = ratelimit.NewMemory()
+	}
+	notice := &fallbackNotice{log: p.Log.With("component", "ratelimit"), counts: p.Observed.fallbacks}
+	ch, err := guards.NewChain(
+		guards.Authenticate{Tokens: p.Auth},
 		guards.Scope{},
-		guards.RateLimit{Limiter: limiter},
+		guards.RateLimit{Limiter: p.Limiter, Fallback: fallback, Replays: guardstore.Keys{DB: db}, OnFallback: notice.note},
 		guards.Owner{},
 		guards.Arguments{Schema: h.Schemas},
 		guards.Read{},
@@ -258,6 +280,10 @@ func provideChain(cfg config.Config, db *bun.DB, auth guards.Authenticator, limi
 		guards.Confirm{Store: guardstore.Confirmations{DB: db}, TTL: cfg.ConfirmTTL},
 		guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: storage.Tx{DB: db}},
 	)
+	if err != nil {
+		return nil, err
+	}
+	return ch.WithObserver(p.Observed), nil
 }
 
 // Server is the running application: the registry, both faces and the
@@ -270,6 +296,7 @@ type Server struct {
 
 	cfg      config.Config
 	listener net.Listener
+	metrics  net.Listener // nil without metrics_addr
 }
 
 // URL is where the server answers (with the real port once started).
@@ -318,6 +345,9 @@ func mount(p mountParams) {
 	s := p.Server
 	reg := s.Registry
 	s.HTTP = operations.New(p.HTTP.API, p.Chain, p.HTTP.Schemas, p.Log, p.Cfg.MaxBody)
+	s.HTTP.RecheckStreams(p.Cfg.StreamRecheck)
+	proxies, _ := p.Cfg.Proxies() // checked when the configuration was loaded
+	s.HTTP.TrustProxies(proxies)
 	s.HTTP.Mount(reg)
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: p.Product.Name, Title: p.Product.Title, Version: p.Product.Version},
@@ -326,11 +356,13 @@ func mount(p mountParams) {
 	s.MCP.Mount(reg)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, Logger: p.Log.With("component", "mcp")})
-	p.HTTP.Mux.Handle("/mcp", operations.LimitBody(p.Cfg.MaxBody, requireBearer(p.Auth, mcpHandler)))
+	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
+	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),
+		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, requireBearer(p.Auth, mcpHandler)))))
 
 	operations.MountDocs(p.HTTP.Mux)
 	mountHealth(p.HTTP.Mux, p.DB, p.Redis)
-	s.Handler = logRequests(p.Log, p.HTTP.Mux)
+	s.Handler = withRequestID(logRequests(p.Log, p.HTTP.Mux))
 
 	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
 	p.LC.Append(fx.Hook{

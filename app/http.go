@@ -2,14 +2,20 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/registry"
@@ -22,7 +28,7 @@ func requireBearer(tokens guards.Authenticator, next http.Handler) http.Handler 
 	auth := guards.Authenticate{Tokens: tokens}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := auth.Principal(r.Context(), registry.BearerCredential(r.Header.Get("Authorization"))); err != nil {
-			operations.WriteProblem(w, err)
+			operations.WriteProblem(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -99,4 +105,44 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 		}
 		log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
 	})
+}
+
+// withRequestID gives every request an id: the client's X-Request-Id when
+// it is well formed (registry.ValidRequestID), a fresh one otherwise. The
+// id travels in the context (every log line of the request carries it),
+// replaces the request's header (the MCP face reads it there), and is
+// echoed on the response; problem bodies carry it as requestId.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(registry.HeaderRequestID)
+		if !registry.ValidRequestID(id) {
+			id = newRequestID()
+		}
+		r = r.WithContext(registry.WithRequestID(r.Context(), id))
+		r.Header.Set(registry.HeaderRequestID, id)
+		w.Header().Set(registry.HeaderRequestID, id)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// originAllowed accepts the configured origins and the server's own, read
+// when asked: the own origin has its real port only once listening.
+func originAllowed(configured []string, own func() string) func(string) bool {
+	return func(origin string) bool {
+		o, ok := config.Origin(origin)
+		if !ok {
+			return false // "null", or not an origin at all
+		}
+		if slices.Contains(configured, o) {
+			return true
+		}
+		u, err := url.Parse(own())
+		return err == nil && strings.EqualFold(u.Scheme+"://"+u.Host, o)
+	}
 }

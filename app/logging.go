@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
 
 	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/registry"
 )
 
 // NewLogger returns the process logger: readable text on a terminal, JSON
@@ -27,4 +29,31 @@ func NewLogger(cfg config.Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// WithRequestIDs returns log adding the request's id (registry.RequestID)
+// to every line logged with a request's context, as request_id.
+// app.Options applies it to the logger it is given.
+func WithRequestIDs(log *slog.Logger) *slog.Logger {
+	if _, done := log.Handler().(requestIDHandler); done {
+		return log
+	}
+	return slog.New(requestIDHandler{log.Handler()})
+}
+
+type requestIDHandler struct{ slog.Handler }
+
+func (h requestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := registry.RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return requestIDHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h requestIDHandler) WithGroup(name string) slog.Handler {
+	return requestIDHandler{h.Handler.WithGroup(name)}
 }

@@ -39,6 +39,7 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 		}
 	}
+	vs = append(vs, c.Refused...)
 	vs = append(vs, nulViolations(c.Args)...)
 	if len(vs) == 0 {
 		vs = g.Schema.CheckArguments(c.Op, c.Args)

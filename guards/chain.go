@@ -5,9 +5,11 @@ package guards
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"cairn.dev/cairn/registry"
 )
@@ -23,7 +25,26 @@ type Guard interface {
 
 // Chain is the ordered list of guards ending in the operation's handler.
 type Chain struct {
-	guards []Guard
+	guards   []Guard
+	observer Observer
+}
+
+// Observer is told what the chain decided, for metrics. Its methods must be
+// cheap and cannot fail.
+type Observer interface {
+	// Refused is told once per refused call, naming the guard whose own
+	// refusal it is (not one it passed on from further in).
+	Refused(c *registry.Call, guard string, e *registry.Error)
+	// Ran is told once per call, when it is judged and handled: its error
+	// (nil on success) and how long it took.
+	Ran(c *registry.Call, err error, took time.Duration)
+}
+
+// WithObserver returns the same chain telling o what it decides.
+func (ch *Chain) WithObserver(o Observer) *Chain {
+	out := *ch
+	out.observer = o
+	return &out
 }
 
 // NewChain sorts the given guards by Order. It fails when a guard of Order is
@@ -71,20 +92,68 @@ func (ch *Chain) Names() []string {
 // Run judges c through every guard and, when none refuses, calls the
 // operation's handler. The answer is left in c.Output or c.Confirmation.
 func (ch *Chain) Run(ctx context.Context, c *registry.Call) error {
-	return ch.step(0)(ctx, c)
+	start := time.Now()
+	err := ch.step(0)(ctx, c)
+	if ch.observer != nil {
+		ch.observer.Ran(c, err, time.Since(start))
+	}
+	return err
 }
 
 // step continues at the first guard from i on that applies to the call's
 // operation: a guard never judges whether it applies itself.
 func (ch *Chain) step(i int) Next {
 	return func(ctx context.Context, c *registry.Call) error {
-		for ; i < len(ch.guards); i++ {
-			if g := ch.guards[i]; Applies(g.Name(), c.Op) {
-				return g.Check(ctx, c, ch.step(i+1))
+		for j := i; j < len(ch.guards); j++ {
+			if g := ch.guards[j]; Applies(g.Name(), c.Op) {
+				return ch.check(ctx, c, g, j)
 			}
 		}
 		return handle(ctx, c)
 	}
+}
+
+// check runs guard g (at index j) and tells the observer when the refusal
+// is g's own: what g passes on from further in was told where it arose.
+func (ch *Chain) check(ctx context.Context, c *registry.Call, g Guard, j int) error {
+	if ch.observer == nil {
+		return g.Check(ctx, c, ch.step(j+1))
+	}
+	var inner error
+	err := g.Check(ctx, c, func(ctx context.Context, c *registry.Call) error {
+		inner = ch.step(j+1)(ctx, c)
+		return inner
+	})
+	if err != nil && (inner == nil || !errors.Is(err, inner)) {
+		ch.observer.Refused(c, g.Name(), registry.AsError(err))
+	}
+	return err
+}
+
+// Recheck judges again whether the call's credential still holds, for a
+// call whose answer is still being sent (an event stream): this chain's own
+// authenticate and scope guards run on a copy of the call, so a revoked,
+// expired or narrowed token is refused as a new call would be. It answers
+// that refusal, or nil while the credential holds.
+func (ch *Chain) Recheck(ctx context.Context, c *registry.Call) error {
+	probe := *c
+	probe.Principal = nil
+	var gs []Guard
+	for _, g := range ch.guards {
+		if (g.Name() == NameAuthenticate || g.Name() == NameScope) && Applies(g.Name(), c.Op) {
+			gs = append(gs, g)
+		}
+	}
+	var run Next
+	run = func(ctx context.Context, c *registry.Call) error {
+		if len(gs) == 0 {
+			return nil
+		}
+		g := gs[0]
+		gs = gs[1:]
+		return g.Check(ctx, c, run)
+	}
+	return run(ctx, &probe)
 }
 
 // handle is the end of every chain: the module's own code.

@@ -43,6 +43,15 @@ type Claimed struct {
 type IdempotencyStore interface {
 	Claim(ctx context.Context, k IdempotencyKey, ttl time.Duration) (Claimed, error)
 	Complete(ctx context.Context, k IdempotencyKey, createdID string) error
+	CommittedKeys
+}
+
+// CommittedKeys tells a replay of a committed creation before the
+// idempotency guard runs: Committed reports whether k, with the same digest,
+// names a creation that committed less than ttl ago. The rate-limit guard
+// asks it, so a retry is answered without spending quota.
+type CommittedKeys interface {
+	Committed(ctx context.Context, k IdempotencyKey, ttl time.Duration) (bool, error)
 }
 
 // Transactor runs fn in one transaction carried by ctx; nested calls join it.
@@ -65,28 +74,38 @@ func (Idempotency) Name() string { return NameIdempotency }
 
 var errReplay = errors.New("replay")
 
-// Check implements Guard.
-func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) error {
+// keyOf is the call's idempotency key and how long it is honoured, or the
+// refusal of a missing or malformed key.
+func keyOf(c *registry.Call) (IdempotencyKey, time.Duration, error) {
 	if n := len(c.IdempotencyKey); n < MinKeyLength || n > MaxKeyLength {
 		detail := "an idempotency key is required: 16 to 255 characters, the same on every retry of one intent"
 		if n > 0 {
 			detail = "the idempotency key must be 16 to 255 characters long"
 		}
-		return &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key", Detail: detail}
+		return IdempotencyKey{}, 0, &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key", Detail: detail}
 	}
 	if strings.ContainsFunc(c.IdempotencyKey, unicode.IsControl) {
-		return &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key",
+		return IdempotencyKey{}, 0, &registry.Error{Kind: registry.KindMalformed, Code: "idempotency_key",
 			Detail: "the idempotency key must be printable text, without control characters"}
 	}
 	digest, err := Digest(c)
 	if err != nil {
-		return registry.Internal(err)
+		return IdempotencyKey{}, 0, registry.Internal(err)
 	}
-	key := IdempotencyKey{UserID: c.UserID(), OpID: c.Op.ID, Key: c.IdempotencyKey, Digest: digest}
 	ttl := KeyTTL
 	if c.KeyDerived {
 		ttl = DerivedKeyTTL
 	}
+	return IdempotencyKey{UserID: c.UserID(), OpID: c.Op.ID, Key: c.IdempotencyKey, Digest: digest}, ttl, nil
+}
+
+// Check implements Guard.
+func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) error {
+	key, ttl, err := keyOf(c)
+	if err != nil {
+		return err
+	}
+	digest := key.Digest
 	var claimed Claimed
 	err = g.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error

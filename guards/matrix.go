@@ -8,6 +8,7 @@ type Row struct {
 	Route  string          `json:"route"`
 	Tool   string          `json:"tool"`
 	Guards map[string]bool `json:"guards"`
+	Limits string          `json:"limits,omitempty"` // the declared rate limits, when limited
 }
 
 // Matrix is the operation × guard table, in registry order; columns follow Order.
@@ -25,6 +26,9 @@ func Matrix(reg *registry.Registry) []Row {
 		}
 		for _, g := range Order {
 			r.Guards[g] = Applies(g, op)
+		}
+		if Applies(NameRateLimit, op) {
+			r.Limits = op.RateLimit.String()
 		}
 		rows = append(rows, r)
 	}

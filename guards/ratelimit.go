@@ -2,7 +2,9 @@ package guards
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"strings"
 	"time"
 
 	"cairn.dev/cairn/registry"
@@ -14,8 +16,25 @@ type Limiter interface {
 	Allow(ctx context.Context, key string, limit int, window time.Duration) (ok bool, retryAfter time.Duration, err error)
 }
 
-// RateLimit applies the operation's declared per-user limit (429).
-type RateLimit struct{ Limiter Limiter }
+// RateLimit applies the operation's declared limits, per user, per client
+// address or per argument value (429, or Call.Limited for a silent one).
+//
+// A retry of a creation that already committed is answered from its record
+// by the idempotency guard further in, and writes nothing: it spends no
+// quota, so a client that lost an answer can always get it back.
+//
+// While Limiter fails (the shared count in Redis cannot be reached), a rule
+// that is not SharedOnly is counted by Fallback, in process; a SharedOnly
+// rule, or any rule without a Fallback, is refused as unavailable (503 with
+// Retry-After). An outage is never a 500.
+type RateLimit struct {
+	Limiter  Limiter
+	Fallback Limiter       // in process; nil refuses every limited call while Limiter fails
+	Replays  CommittedKeys // nil: every call counts
+	// OnFallback, when set, is told each time Fallback counts a call
+	// because Limiter failed with err: for logs and metrics.
+	OnFallback func(ctx context.Context, c *registry.Call, err error)
+}
 
 var _ Guard = RateLimit{}
 
@@ -24,12 +43,27 @@ func (RateLimit) Name() string { return NameRateLimit }
 
 // Check implements Guard.
 func (g RateLimit) Check(ctx context.Context, c *registry.Call, next Next) error {
-	r := c.Op.RateLimit
-	ok, wait, err := g.Limiter.Allow(ctx, c.Op.ID+":"+c.UserID(), r.Limit, r.Window)
-	if err != nil {
-		return registry.Internal(err)
+	if g.replay(ctx, c) {
+		return next(ctx, c)
 	}
-	if !ok {
+	for _, r := range c.Op.RateLimit.Rules() {
+		key, counted := rateKey(c, r)
+		if !counted {
+			continue
+		}
+		ok, wait, err := g.allow(ctx, c, r, key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		if r.Silent {
+			// The handler answers as if it acted; later limits do not
+			// count a call that does nothing.
+			c.Limited = true
+			break
+		}
 		return &registry.Error{
 			Kind:       registry.KindRateLimited,
 			Detail:     "too many calls of this operation; wait before trying again",
@@ -37,4 +71,55 @@ func (g RateLimit) Check(ctx context.Context, c *registry.Call, next Next) error
 		}
 	}
 	return next(ctx, c)
+}
+
+// allow counts the call under key for rule r, in the shared limiter or,
+// while it fails, in process.
+func (g RateLimit) allow(ctx context.Context, c *registry.Call, r registry.RateRule, key string) (bool, time.Duration, error) {
+	ok, wait, err := g.Limiter.Allow(ctx, key, r.Limit, r.Window)
+	if err != nil {
+		if r.SharedOnly || g.Fallback == nil {
+			return false, 0, registry.Unavailable("the rate limiter is unavailable; try again shortly", err)
+		}
+		if g.OnFallback != nil {
+			g.OnFallback(ctx, c, err)
+		}
+		if ok, wait, err = g.Fallback.Allow(ctx, key, r.Limit, r.Window); err != nil {
+			return false, 0, registry.Internal(err)
+		}
+	}
+	return ok, wait, nil
+}
+
+// rateKey is what rule r counts the call under; false when the call has
+// nothing to count by (no address known, the argument not sent). A per-user
+// rule keeps the key it always had: "<op>:<user>".
+func rateKey(c *registry.Call, r registry.RateRule) (string, bool) {
+	switch r.Key {
+	case registry.KeyAddress:
+		return c.Op.ID + ":addr:" + c.ClientAddr, c.ClientAddr != ""
+	case registry.KeyArgument:
+		var v string
+		if raw, ok := c.Args[r.Arg]; !ok || json.Unmarshal(raw, &v) != nil {
+			return "", false
+		}
+		v = strings.ToLower(strings.TrimSpace(v))
+		return c.Op.ID + ":arg:" + r.Arg + ":" + v, v != ""
+	}
+	return c.Op.ID + ":" + c.UserID(), true
+}
+
+// replay reports whether the call repeats a committed creation with the
+// same key and arguments. A key the idempotency guard would refuse, or a
+// store that cannot answer, counts as no replay: the call is counted.
+func (g RateLimit) replay(ctx context.Context, c *registry.Call) bool {
+	if g.Replays == nil || !Applies(NameIdempotency, c.Op) {
+		return false
+	}
+	key, ttl, err := keyOf(c)
+	if err != nil {
+		return false
+	}
+	committed, err := g.Replays.Committed(ctx, key, ttl)
+	return err == nil && committed
 }

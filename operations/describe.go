@@ -111,7 +111,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	}
 	problem(http.StatusUnprocessableEntity, "An argument is not published, missing or out of range; every field is named.")
 	problem(http.StatusInternalServerError, "An internal error; nothing is shown of it.")
-	if op.RateLimit.Limited() {
+	if op.RateLimit.Refuses() {
 		problem(http.StatusTooManyRequests, "Too many calls; see Retry-After.")
 	}
 	if op.Owner.ByVariable() {
@@ -154,7 +154,7 @@ func describeGuards(op *registry.Operation) string {
 		b.WriteString(" Not an MCP tool: " + op.Tool.Motive.String() + ".")
 	}
 	if op.RateLimit.Limited() {
-		b.WriteString(" Limited to " + strconv.Itoa(op.RateLimit.Limit) + " calls per " + op.RateLimit.Window.String() + " per user.")
+		b.WriteString(" Limited to " + op.RateLimit.String() + ".")
 	}
 	if op.Lock.Applies() {
 		b.WriteString(" Refused with 423 when " + op.Lock.Reason + ".")

@@ -6,6 +6,7 @@ package operations
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,9 +14,12 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -33,15 +37,25 @@ const (
 // DefaultMaxBody bounds a JSON body when no limit is configured.
 const DefaultMaxBody = 1 << 20
 
+// DefaultStreamRecheck is how often an open event stream re-checks its
+// credential when no interval is set.
+const DefaultStreamRecheck = 5 * time.Second
+
 // Face serves the registry over HTTP.
 type Face struct {
-	api     huma.API
-	chain   *guards.Chain
-	schemas *Schemas
-	log     *slog.Logger
-	now     func() time.Time
-	maxBody int64
+	api         huma.API
+	chain       *guards.Chain
+	schemas     *Schemas
+	log         *slog.Logger
+	now         func() time.Time
+	maxBody     int64
+	streamCheck time.Duration
+	trusted     []netip.Prefix // proxies whose X-Forwarded-For is believed
 }
+
+// TrustProxies sets the reverse proxies whose X-Forwarded-For names the
+// caller (ClientAddress); without any, the connection's peer is the caller.
+func (f *Face) TrustProxies(trusted []netip.Prefix) { f.trusted = trusted }
 
 // New returns the HTTP face over api, running chain. A JSON body over
 // maxBody bytes is refused with 413, as LimitBody refuses one on /mcp.
@@ -49,7 +63,19 @@ func New(api huma.API, chain *guards.Chain, schemas *Schemas, log *slog.Logger, 
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
-	return &Face{api: api, chain: chain, schemas: schemas, log: log, now: time.Now, maxBody: maxBody}
+	return &Face{api: api, chain: chain, schemas: schemas, log: log, now: time.Now, maxBody: maxBody,
+		streamCheck: DefaultStreamRecheck}
+}
+
+// RecheckStreams sets how often an open event stream judges its
+// credential again (guards.Chain.Recheck): a stream whose token was revoked
+// or expired meanwhile is closed at the next check. Keep it at most the
+// token cache's lifetime, so a revocation reaches streams as soon as it
+// reaches new calls.
+func (f *Face) RecheckStreams(every time.Duration) {
+	if every > 0 {
+		f.streamCheck = every
+	}
 }
 
 // TooLarge is the one refusal of a body over the limit, on both faces. It
@@ -65,7 +91,7 @@ func TooLarge(max int64) *registry.Error {
 func LimitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
-			WriteProblem(w, TooLarge(max))
+			WriteProblem(w, r, TooLarge(max))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
@@ -88,7 +114,10 @@ func (f *Face) Mount(reg *registry.Registry) {
 func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 	return func(hc huma.Context) {
 		c := &registry.Call{Op: op, Face: registry.FaceHTTP, Now: f.now(), Vars: map[string]string{}}
+		c.RequestID = registry.RequestID(hc.Context())
 		c.Credential = registry.BearerCredential(hc.Header("Authorization"))
+		c.ClientAddr = ClientAddress(hc.RemoteAddr(), hc.Header("X-Forwarded-For"), f.trusted)
+		c.Cookies = cookies(hc.Header("Cookie"))
 		for _, v := range op.URIVariables() {
 			c.Vars[v] = hc.Param(v)
 		}
@@ -99,9 +128,11 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 		case len(op.HTTP.Files) > 0 && c.Credential == "":
 			// Nothing is read for a caller authenticate will refuse.
 		case len(op.HTTP.Files) > 0:
-			form, files, cleanup, unreadable := readMultipart(hc, op.HTTP.Files)
+			form, files, refused, cleanup, unreadable := readMultipart(hc, op.HTTP.Files)
 			defer cleanup() // spooled files go when the request is answered
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
+			c.Refused = append(refused, f.repeatedFields(op, form)...)
+			slices.SortFunc(c.Refused, func(a, b registry.Violation) int { return strings.Compare(a.Field, b.Field) })
 		default:
 			var tooLarge bool
 			c.Args, c.Unreadable, tooLarge = readBody(hc, f.maxBody)
@@ -121,9 +152,9 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 		case err != nil:
 			f.writeError(hc, c, err)
 		case c.Confirmation != nil:
-			writeConfirmation(hc, c.Confirmation)
+			writeConfirmation(hc, c, c.Confirmation)
 		default:
-			writeOutput(hc, op, c.Output)
+			f.writeOutput(hc, c, c.Output)
 		}
 	}
 }
@@ -192,18 +223,30 @@ func (f *Face) formArgs(op *registry.Operation, values url.Values) map[string]js
 const MaxUpload = 31 << 20
 
 // readMultipart reads a multipart form: its fields, and the declared files
-// kept in memory or spooled to disk by the standard library.
-func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string]registry.File, func(), string) {
+// kept in memory or spooled to disk by the standard library. A file part
+// the operation does not declare, or a declared one sent more than once, is
+// named among the refused parts: taking one of two files, or none of an
+// unknown one, would answer for a file the caller did not mean.
+func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string]registry.File, []registry.Violation, func(), string) {
 	nothing := func() {}
 	mt, params, err := mime.ParseMediaType(hc.Header("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, nil, nothing, "the request must be multipart/form-data"
+		return nil, nil, nil, nothing, "the request must be multipart/form-data"
 	}
 	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(8 << 20)
 	if err != nil {
-		return nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
+		return nil, nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
 	}
 	cleanup := func() { _ = form.RemoveAll() }
+	var refused []registry.Violation
+	for name, fhs := range form.File {
+		switch {
+		case !slices.Contains(fileFields, name):
+			refused = append(refused, registry.Violation{Field: registry.Clip(name), Reason: "is not a file of this operation; remove it"})
+		case len(fhs) > 1:
+			refused = append(refused, registry.Violation{Field: registry.Clip(name), Reason: fmt.Sprintf("is sent %d times; send one file", len(fhs))})
+		}
+	}
 	files := map[string]registry.File{}
 	for _, name := range fileFields {
 		if fhs := form.File[name]; len(fhs) > 0 {
@@ -214,12 +257,27 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 			}
 		}
 	}
-	return url.Values(form.Value), files, cleanup, ""
+	return url.Values(form.Value), files, refused, cleanup, ""
 }
 
-func writeOutput(hc huma.Context, op *registry.Operation, out any) {
+// repeatedFields names the form fields sent more than once whose schema is
+// not a list: formArgs keeps one value of such a field, so the others would
+// be dropped unseen.
+func (f *Face) repeatedFields(op *registry.Operation, values url.Values) []registry.Violation {
+	schema := f.schemas.Resolved(op.InputType)
+	var out []registry.Violation
+	for name, vs := range values {
+		if p := schema.Properties[strings.TrimSuffix(name, "[]")]; len(vs) > 1 && (p == nil || p.Type != "array") {
+			out = append(out, registry.Violation{Field: registry.Clip(name), Reason: fmt.Sprintf("is sent %d times; send it once", len(vs))})
+		}
+	}
+	return out
+}
+
+func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
+	op := c.Op
 	if st, ok := out.(registry.Streamer); ok {
-		writeStream(hc, st)
+		f.writeStream(hc, c, st)
 		return
 	}
 	if d, ok := out.(registry.Download); ok {
@@ -233,6 +291,14 @@ func writeOutput(hc huma.Context, op *registry.Operation, out any) {
 		hc.SetHeader("ETag", strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10)))
 	}
 	status := op.HTTP.Status
+	if cs, ok := out.(registry.CookieSetter); ok {
+		for _, ck := range cs.SetCookies() {
+			hc.AppendHeader("Set-Cookie", ck.String())
+		}
+	}
+	if sc, ok := out.(registry.StatusChooser); ok && sc.ResponseStatus() != 0 {
+		status = sc.ResponseStatus()
+	}
 	if l, ok := out.(registry.Located); ok && (status == http.StatusCreated || status == http.StatusAccepted) {
 		hc.SetHeader("Location", l.ResourceLocation())
 	}
@@ -267,12 +333,13 @@ type ConfirmationProblem struct {
 // ConfirmationType is the problem type of a confirmation request.
 const ConfirmationType = registry.ProblemTypeBase + "confirmation-required"
 
-func writeConfirmation(hc huma.Context, req *registry.ConfirmationRequest) {
+func writeConfirmation(hc huma.Context, c *registry.Call, req *registry.ConfirmationRequest) {
 	hc.SetHeader(HeaderConfirmationToken, req.Token)
 	writeJSON(hc, http.StatusConflict, "application/problem+json", ConfirmationProblem{
 		Problem: registry.Problem{
 			Type: ConfirmationType, Title: "Confirmation required", Status: http.StatusConflict,
-			Detail: "nothing was written; repeat the same request with the Confirmation-Token header to act",
+			Detail:    "nothing was written; repeat the same request with the Confirmation-Token header to act",
+			RequestID: c.RequestID,
 		},
 		Impact: req.Impact, ConfirmationToken: req.Token, ExpiresAt: req.ExpiresAt,
 	})
@@ -280,18 +347,22 @@ func writeConfirmation(hc huma.Context, req *registry.ConfirmationRequest) {
 
 func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	e := registry.AsError(err)
-	if e.Kind == registry.KindInternal {
-		f.log.Error("operation failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	switch e.Kind {
+	case registry.KindInternal:
+		f.log.ErrorContext(hc.Context(), "operation failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	case registry.KindUnavailable:
+		f.log.WarnContext(hc.Context(), "operation refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
 	for k, v := range problemHeaders(e) {
 		hc.SetHeader(k, v)
 	}
 	p := e.Problem()
+	p.RequestID = c.RequestID
 	writeJSON(hc, p.Status, "application/problem+json", p)
 }
 
 // problemHeaders are what a refusal carries besides its body: the bearer
-// challenge of a 401 or 403, the wait of a 429.
+// challenge of a 401 or 403, the wait of a 429 or a 503.
 func problemHeaders(e *registry.Error) map[string]string {
 	switch e.Kind {
 	case registry.KindUnauthenticated:
@@ -300,43 +371,120 @@ func problemHeaders(e *registry.Error) map[string]string {
 		return map[string]string{"WWW-Authenticate": `Bearer realm="cairn", error="insufficient_scope", scope="` + string(e.Scope) + `"`}
 	case registry.KindRateLimited:
 		return map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
+	case registry.KindUnavailable:
+		if e.RetryAfter > 0 {
+			return map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
+		}
 	}
 	return nil
 }
 
 // WriteProblem writes err as problem+json on a plain net/http response, for
-// handlers outside the registry (the MCP endpoint's authentication).
-func WriteProblem(w http.ResponseWriter, err error) {
+// handlers outside the registry (the MCP endpoint's authentication), with
+// the request's id.
+func WriteProblem(w http.ResponseWriter, r *http.Request, err error) {
 	e := registry.AsError(err)
 	for k, v := range problemHeaders(e) {
 		w.Header().Set(k, v)
 	}
-	p := e.Problem()
+	writeProblem(w, r, e.Problem())
+}
+
+func writeProblem(w http.ResponseWriter, r *http.Request, p registry.Problem) {
+	p.RequestID = registry.RequestID(r.Context())
 	b, _ := json.Marshal(p)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(p.Status)
 	_, _ = w.Write(b)
 }
 
+// OriginNotAllowedType is the problem type of a request from a browser
+// page whose origin is not allowed.
+const OriginNotAllowedType = registry.ProblemTypeBase + "origin-not-allowed"
+
+// RequireOrigin refuses (403) a request whose Origin header names an origin
+// that allowed does not accept, "null" included, before next reads
+// anything: a page elsewhere must not drive the endpoint with a user's
+// token. A request without Origin does not come from a browser page and
+// goes on.
+func RequireOrigin(allowed func(origin string) bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !allowed(o) {
+			writeProblem(w, r, registry.Problem{
+				Type: OriginNotAllowedType, Title: http.StatusText(http.StatusForbidden), Status: http.StatusForbidden,
+				Detail: "requests from this origin are not allowed; a page served elsewhere needs its origin in allowed_origins",
+			})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ProblemEvent is the last event of a stream closed because its credential
+// no longer holds; its data is the problem a new call would get.
+const ProblemEvent = "problem"
+
 // writeStream serves an event stream as server-sent events until the client
-// goes away or the stream ends.
-func writeStream(hc huma.Context, st registry.Streamer) {
-	hc.SetHeader("Content-Type", "text/event-stream")
-	hc.SetHeader("Cache-Control", "no-store")
-	hc.SetHeader("X-Accel-Buffering", "no") // proxies must not hold events back
-	hc.SetStatus(http.StatusOK)
+// goes away or the stream ends. The 200 goes out with the first event, so a
+// stream that fails before sending anything (its source is down) answers
+// its problem instead: a 503, never a 200 that sends nothing. Every
+// streamCheck the call's credential is judged again; once it no longer
+// holds, the stream ends with a ProblemEvent.
+func (f *Face) writeStream(hc huma.Context, c *registry.Call, st registry.Streamer) {
+	ctx, cancel := context.WithCancel(hc.Context())
+	defer cancel()
 	w := hc.BodyWriter()
 	flush := func() {
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
 		}
 	}
-	flush()
-	_ = st.Stream(hc.Context(), func(event string, data any) error {
+	var (
+		mu      sync.Mutex // guards revoked against the re-check
+		started bool
+		revoked error
+	)
+	start := func() {
+		if started {
+			return
+		}
+		started = true
+		hc.SetHeader("Content-Type", "text/event-stream")
+		hc.SetHeader("Cache-Control", "no-store")
+		hc.SetHeader("X-Accel-Buffering", "no") // proxies must not hold events back
+		hc.SetStatus(http.StatusOK)
+	}
+	rechecked := make(chan struct{})
+	go func() {
+		defer close(rechecked)
+		tick := time.NewTicker(f.streamCheck)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if err := f.chain.Recheck(ctx, c); err != nil && ctx.Err() == nil {
+				mu.Lock()
+				revoked = err
+				mu.Unlock()
+				cancel()
+				return
+			}
+		}
+	}()
+	err := st.Stream(ctx, func(event string, data any) error {
 		b, err := json.Marshal(data)
 		if err != nil {
 			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		if revoked != nil {
+			return revoked // nothing more for a credential that no longer holds
+		}
+		start()
 		if event == "" {
 			_, err = io.WriteString(w, ": "+string(b)+"\n\n") // a comment keeps the connection alive
 		} else {
@@ -345,4 +493,21 @@ func writeStream(hc huma.Context, st registry.Streamer) {
 		flush()
 		return err
 	})
+	cancel()
+	<-rechecked // from here on, this goroutine alone reads and writes
+	switch {
+	case !started && revoked != nil:
+		f.writeError(hc, c, revoked)
+	case !started && err != nil:
+		f.writeError(hc, c, err)
+	case revoked != nil:
+		p := registry.AsError(revoked).Problem()
+		p.RequestID = c.RequestID
+		b, _ := json.Marshal(p)
+		_, _ = io.WriteString(w, "event: "+ProblemEvent+"\ndata: "+string(b)+"\n\n")
+		flush()
+	case !started:
+		start() // a stream that ended before its first event: an empty one
+		flush()
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -120,19 +122,75 @@ func (s *Schemas) resolve(v any, seen map[string]bool) any {
 // CheckArguments judges args against the input schema of op. It implements
 // guards.ArgumentChecker.
 func (s *Schemas) CheckArguments(op *registry.Operation, args map[string]json.RawMessage) []registry.Violation {
+	schema := s.Resolved(op.InputType)
 	value := make(map[string]any, len(args))
+	var unknown []string
 	for k, raw := range args {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return []registry.Violation{{Field: registry.Clip(k), Reason: "is not valid JSON"}}
 		}
+		if _, ok := schema.Properties[k]; !ok {
+			// Named here, not by huma: its path of a name holding a dot
+			// (or of an empty name) runs into the next name it reports.
+			unknown = append(unknown, k)
+			continue
+		}
 		value[k] = v
 	}
 	res := &huma.ValidateResult{}
-	huma.Validate(s.reg, s.Resolved(op.InputType), huma.NewPathBuffer(make([]byte, 0, 64), 0), huma.ModeWriteToServer, value, res)
-	out := make([]registry.Violation, 0, len(res.Errors))
+	huma.Validate(s.reg, schema, huma.NewPathBuffer(make([]byte, 0, 64), 0), huma.ModeWriteToServer, value, res)
+	out := make([]registry.Violation, 0, len(res.Errors)+len(unknown))
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		out = append(out, registry.Violation{Field: registry.Clip(k), Reason: unexpectedReason})
+	}
 	for _, e := range res.Errors {
 		out = append(out, violationOf(e))
+	}
+	return s.nulls(schema, value, "", out)
+}
+
+const unexpectedReason = "is not an argument of this operation; remove it"
+
+// NullReason is what a refusal says of a null sent for a field the schema
+// does not publish as nullable.
+const NullReason = "must not be null; leave the field out to keep its value"
+
+// nulls names every optional field sent as null that its schema does not
+// publish as nullable. The schema check passes such a null over (huma skips
+// a null optional field), and the merge would then keep the stored value:
+// a write the caller believes made, silently not made. A required field
+// sent as null is refused by the schema check itself, for its type.
+func (s *Schemas) nulls(sc *huma.Schema, v any, path string, out []registry.Violation) []registry.Violation {
+	for sc.Ref != "" {
+		sc = s.reg.SchemaFromRef(sc.Ref)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			p := sc.Properties[k]
+			if p == nil {
+				continue // unpublished: the schema check names it
+			}
+			name := k
+			if path != "" {
+				name = path + "." + k
+			}
+			if e == nil {
+				if !p.Nullable && !slices.Contains(sc.Required, k) {
+					out = append(out, registry.Violation{Field: registry.Clip(name), Reason: NullReason})
+				}
+				continue
+			}
+			out = s.nulls(p, e, name, out)
+		}
+	case []any:
+		if sc.Items != nil {
+			for i, e := range x {
+				out = s.nulls(sc.Items, e, path+"."+strconv.Itoa(i), out)
+			}
+		}
 	}
 	return out
 }
@@ -150,7 +208,7 @@ func violationOf(e error) registry.Violation {
 	field := registry.Clip(d.Location) // may be a name the caller made up
 	switch {
 	case d.Message == validation.MsgUnexpectedProperty:
-		return registry.Violation{Field: field, Reason: "is not an argument of this operation; remove it"}
+		return registry.Violation{Field: field, Reason: unexpectedReason}
 	case strings.HasPrefix(d.Message, requiredPrefix) && strings.HasSuffix(d.Message, requiredSuffix):
 		name := strings.TrimSuffix(strings.TrimPrefix(d.Message, requiredPrefix), requiredSuffix)
 		if field != "" {

@@ -25,7 +25,8 @@ func DevToken(ctx context.Context, store *accounts.Store, reg *registry.Registry
 }
 
 // PrintWelcome tells a newcomer how to reach the server: the URL, the token,
-// a curl line, and how to point MCP clients at it.
+// a curl line, how to sign in as a person through a mailed link, and how to
+// point MCP clients at it.
 func PrintWelcome(w io.Writer, url, email, token string) {
 	desktop := map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{
 		"type": "http", "url": url + "/mcp",
@@ -40,6 +41,13 @@ Cairn is running at %[1]s
 
 Try it:
   curl -H "Authorization: Bearer %[3]s" %[1]s/trips
+
+Sign in as yourself (invite-only, passwordless), in another terminal:
+  go run ./cmd/cairn users invite --email you@example.com --locale en
+  go run ./cmd/cairn mail read       # the invitation; its link is also in this log
+  curl -X POST %[1]s/auth/verify -H 'Content-Type: application/json' -d '{"token":"<the link's last part>"}'
+  (answers {"token": "cairn_pat_…", "refresh_token": "…"}: use the token as above; it lives 15 minutes,
+   POST /auth/refresh with the refresh_token gets the next one)
 
 MCP (streamable HTTP) at %[1]s/mcp
   Inspector CLI:

@@ -166,8 +166,9 @@ func TestInfrastructureEndpoints(t *testing.T) {
 func TestMCPWithoutTokenIsRefusedLikeHTTP(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
-	httpRes := a.Do(t, "GET", "/trips", "", nil)
-	mcpRes := a.Do(t, "POST", "/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	// One request id on both, so the bodies can be compared whole.
+	httpRes := a.Do(t, "GET", "/trips", "", nil, "X-Request-Id", "same-request-id")
+	mcpRes := a.Do(t, "POST", "/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, "X-Request-Id", "same-request-id")
 	require.Equal(t, http.StatusUnauthorized, httpRes.Status)
 	require.Equal(t, http.StatusUnauthorized, mcpRes.Status)
 	require.Equal(t, httpRes.JSON(t), mcpRes.JSON(t))

@@ -34,6 +34,10 @@ type Settings struct {
 	RouterURL       string        `koanf:"router_url"`
 	NominatimURL    string        `koanf:"nominatim_url"`
 	OverpassURL     string        `koanf:"overpass_url"`
+	SMTPURL         string        `koanf:"smtp_url"`
+	MailFrom        string        `koanf:"mail_from"`
+	FrontendURL     string        `koanf:"frontend_url"`
+	AuthSecret      string        `koanf:"auth_secret"`
 }
 
 // Decode reads the product's settings from a loaded configuration.
@@ -51,6 +55,10 @@ func Decode(cfg config.Config) (Settings, error) {
 var accountKeys = []config.Key{
 	{Name: "dev_email", Default: "dev@cairn.local", Doc: "email of the development user (dev mode)"},
 	{Name: "auth_cache_ttl", Default: "5s", Doc: "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
+	{Name: "smtp_url", Default: "", Doc: "smtp://[user:password@]host[:port] (STARTTLS when offered; ?tls=none or ?tls=required) or smtps://… to send mail; empty: mail goes to the outbox in data_dir (cairn mail)"},
+	{Name: "mail_from", Default: "Cairn <no-reply@cairn.local>", Doc: "sender address of the mails"},
+	{Name: "frontend_url", Default: "", Doc: "where mailed links point ({frontend_url}/auth/verify/{token}); empty: public_url"},
+	{Name: "auth_secret", Default: "", Doc: "secret (at least 16 characters) keying the refresh tokens' encryption and the early-access signatures; the same on every replica; empty: one drawn once and kept in data_dir/auth_secret"},
 }
 
 var tripKeys = []config.Key{
@@ -84,7 +92,8 @@ func Product() app.Product {
 				Options: fx.Options(accounts.Module,
 					fx.Provide(func(s *accounts.Store) guards.Authenticator { return s },
 						func(s *accounts.Store) app.TokenIssuer { return s }),
-					fx.Decorate(func(s *accounts.Store, set Settings) *accounts.Store { s.SetCacheTTL(set.AuthCacheTTL); return s })),
+					fx.Decorate(func(s *accounts.Store, set Settings) *accounts.Store { s.SetCacheTTL(set.AuthCacheTTL); return s }),
+					fx.Provide(Mailer, AuthSettings)),
 				Migrations: []migrations.Source{accounts.Migrations},
 				Keys:       accountKeys,
 			},
@@ -92,7 +101,8 @@ func Product() app.Product {
 				Name: "trips",
 				Options: fx.Options(trips.Module,
 					fx.Provide(provideSource, providePlaces, provideRouter, provideDispatcher,
-						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)))),
+						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)),
+						fx.Annotate(func(s *trips.Store) accounts.Holder { return trips.NewAccountData(s) }, fx.ResultTags(`group:"account_holders"`)))),
 				Migrations: []migrations.Source{trips.Migrations, poi.Migrations},
 				Keys:       tripKeys,
 			},

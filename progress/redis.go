@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/redis/go-redis/v9"
+
+	"cairn.dev/cairn/registry"
 )
 
 // Redis implements Hub with one channel per topic.
@@ -25,12 +27,14 @@ func (r Redis) Publish(ctx context.Context, topic string, e Event) error {
 }
 
 // Subscribe implements Hub: the subscription is confirmed before
-// it returns, so no event published afterwards is missed.
+// it returns, so no event published afterwards is missed. While Redis
+// cannot be reached it answers registry.KindUnavailable (503 with
+// Retry-After): a stream that would send nothing is not opened.
 func (r Redis) Subscribe(ctx context.Context, topic string) (<-chan Event, error) {
 	sub := r.Client.Subscribe(ctx, r.Prefix+topic)
 	if _, err := sub.Receive(ctx); err != nil {
 		_ = sub.Close()
-		return nil, err
+		return nil, registry.Unavailable("live progress is unavailable; try again shortly", err)
 	}
 	out := make(chan Event, 64)
 	go func() {

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/progress"
+	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
 )
 
@@ -46,4 +48,27 @@ func TestPublishReachesSubscribersOfThatTripOnly(t *testing.T) {
 			} // closed once the subscriber's context ends
 		})
 	}
+}
+
+// TestSubscribeWhileRedisIsDownIsUnavailable: a subscription Redis cannot
+// confirm answers registry.KindUnavailable with a wait, so the stream that
+// needs it answers 503 instead of a 200 that would send nothing.
+func TestSubscribeWhileRedisIsDownIsUnavailable(t *testing.T) {
+	t.Parallel()
+	outage := storagetest.NewRedisOutage(t)
+	opt, err := redis.ParseURL(outage.URL)
+	require.NoError(t, err)
+	rc := redis.NewClient(opt)
+	t.Cleanup(func() { rc.Close() })
+	hub := progress.Redis{Client: rc, Prefix: outage.Prefix}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = hub.Subscribe(ctx, "trip-1")
+	require.NoError(t, err, "reachable: subscribed")
+
+	outage.Cut()
+	_, err = hub.Subscribe(ctx, "trip-2")
+	e := registry.AsError(err)
+	require.Equal(t, registry.KindUnavailable, e.Kind, "%v", err)
+	require.Positive(t, e.RetryAfter)
 }

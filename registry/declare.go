@@ -2,8 +2,10 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -117,11 +119,27 @@ type OwnerRule struct {
 	Var   string
 	Check OwnerFunc
 	self  bool
+	terms []string
 }
 
 // ByURIVariable authorizes by the URI variable v (a path parameter on HTTP,
 // the argument of the same name on MCP).
 func ByURIVariable(v string, check OwnerFunc) OwnerRule { return OwnerRule{Var: v, Check: check} }
+
+// OneOf authorizes a URI variable that names a term of a closed list (a
+// notification category, say) rather than someone's record: any other
+// value is 404, and every caller may address every term.
+func OneOf(v string, terms ...string) OwnerRule {
+	known := map[string]bool{}
+	for _, t := range terms {
+		known[t] = true
+	}
+	return OwnerRule{Var: v, terms: append([]string(nil), terms...),
+		Check: func(_ context.Context, _, id string) (bool, error) { return known[id], nil }}
+}
+
+// Terms lists the terms of a OneOf rule; nil for any other rule.
+func (o OwnerRule) Terms() []string { return o.terms }
 
 // CallerOwned declares an operation addressed by no id: it acts on the
 // caller's own collection (list, create), so there is nothing to authorize.
@@ -133,15 +151,127 @@ func (o OwnerRule) Declared() bool { return o.self || (o.Var != "" && o.Check !=
 // ByVariable reports whether the rule authorizes by a URI variable.
 func (o OwnerRule) ByVariable() bool { return o.Var != "" && o.Check != nil }
 
-// RateRule is a per-user sliding-window limit on one operation.
+// RateRule is a sliding-window limit on one operation: per user by
+// default, or per client address (PerIP) or per value of one argument
+// (PerArgument). Several limits combine with And; a call must pass each.
 type RateRule struct {
 	Limit  int
 	Window time.Duration
+	// SharedOnly refuses calls (503 with Retry-After) while the count shared
+	// between replicas (Redis) cannot be reached. Otherwise each replica
+	// counts in process meanwhile: the limit holds per replica.
+	SharedOnly bool
+	// Key is what the calls are counted by; Arg names the argument when Key
+	// is KeyArgument.
+	Key RateKey
+	Arg string
+	// Silent lets a call over the limit through with Call.Limited set,
+	// instead of refusing it with 429: the handler answers the neutral
+	// outcome without acting, so the answer says nothing (a sign-in link
+	// asked for too often answers as any other).
+	Silent bool
+	more   []RateRule
 	none   bool
 }
 
+// RateKey is what a limit counts calls by.
+type RateKey int
+
+// The keys of a limit. The zero value counts per user.
+const (
+	KeyUser     RateKey = iota // the authenticated user
+	KeyAddress                 // the client's network address (Call.ClientAddr)
+	KeyArgument                // the value of one argument, trimmed and lower-cased
+)
+
 // PerUser limits each user to n calls of the operation per window.
 func PerUser(n int, window time.Duration) RateRule { return RateRule{Limit: n, Window: window} }
+
+// PerIP limits each client address to n calls of the operation per window.
+// The faces set the address (Call.ClientAddr); a call without one is not
+// counted by this limit.
+func PerIP(n int, window time.Duration) RateRule {
+	return RateRule{Limit: n, Window: window, Key: KeyAddress}
+}
+
+// PerArgument limits each value of argument arg (an email address, say) to
+// n calls per window, whoever sends them. The value is compared trimmed and
+// lower-cased; a call without the argument is not counted by this limit.
+func PerArgument(arg string, n int, window time.Duration) RateRule {
+	return RateRule{Limit: n, Window: window, Key: KeyArgument, Arg: arg}
+}
+
+// And returns the rule combined with further limits: a call must pass each.
+func (r RateRule) And(more ...RateRule) RateRule {
+	r.more = append(append([]RateRule(nil), r.more...), more...)
+	return r
+}
+
+// Shared returns the rule with SharedOnly set: for a limit that must hold
+// across replicas even while Redis is down, at the price of refusing calls.
+func (r RateRule) Shared() RateRule { r.SharedOnly = true; return r }
+
+// Silently returns the rule, every combined limit included, made silent.
+func (r RateRule) Silently() RateRule {
+	out := r
+	out.Silent = true
+	out.more = make([]RateRule, len(r.more))
+	for i, m := range r.more {
+		m.Silent = true
+		out.more[i] = m
+	}
+	return out
+}
+
+// Rules lists the limits of the rule, the first one first, each on its own.
+func (r RateRule) Rules() []RateRule {
+	if !r.Limited() {
+		return nil
+	}
+	first := r
+	first.more = nil
+	out := []RateRule{first}
+	for _, m := range r.more {
+		if m.Limit > 0 && m.Window > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Refuses reports whether some limit answers 429 rather than silently.
+func (r RateRule) Refuses() bool {
+	for _, x := range r.Rules() {
+		if !x.Silent {
+			return true
+		}
+	}
+	return false
+}
+
+// String describes the limits for people: "3 calls per 15m0s per email,
+// 10 calls per 15m0s per client address (silent)".
+func (r RateRule) String() string {
+	rules := r.Rules()
+	if len(rules) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(rules))
+	for i, x := range rules {
+		per := "user"
+		switch x.Key {
+		case KeyAddress:
+			per = "client address"
+		case KeyArgument:
+			per = x.Arg
+		}
+		parts[i] = fmt.Sprintf("%d calls per %s per %s", x.Limit, x.Window, per)
+		if x.Silent {
+			parts[i] += " (silent)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
 
 // NoRateLimit declares an operation without its own limit.
 var NoRateLimit = RateRule{none: true}

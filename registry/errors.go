@@ -81,7 +81,7 @@ type Error struct {
 	Code       string      // optional stable sub-code, e.g. "confirmation_mismatch"
 	Detail     string      // what happened and what to do next, for a person or a model
 	Violations []Violation // for KindInvalid and named argument refusals
-	RetryAfter int         // seconds, for KindRateLimited
+	RetryAfter int         // seconds, for KindRateLimited and KindUnavailable
 	Scope      Scope       // the missing scope, for KindForbidden
 	Err        error       // the cause; logged, never shown
 }
@@ -104,6 +104,17 @@ func Fail(k Kind, detail string) *Error { return &Error{Kind: k, Detail: detail}
 // Invalid returns a KindInvalid error listing every violation.
 func Invalid(detail string, vs ...Violation) *Error {
 	return &Error{Kind: KindInvalid, Detail: detail, Violations: vs}
+}
+
+// UnavailableRetryAfter is the wait, in seconds, a refusal for a dependency
+// that is down suggests.
+const UnavailableRetryAfter = 5
+
+// Unavailable refuses a call because a dependency of ours is down (503
+// with Retry-After): never a 500 for an outage. The cause is logged, never
+// shown.
+func Unavailable(detail string, err error) *Error {
+	return &Error{Kind: KindUnavailable, Detail: detail, RetryAfter: UnavailableRetryAfter, Err: err}
 }
 
 // Internal wraps a cause that the caller must not see.

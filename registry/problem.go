@@ -17,6 +17,7 @@ type Problem struct {
 	Scope      string      `json:"scope,omitempty" doc:"The scope missing from the token."`
 	RetryAfter int         `json:"retryAfter,omitempty" doc:"Seconds to wait before trying again."`
 	Violations []Violation `json:"violations,omitempty" doc:"Every field refused, and why."`
+	RequestID  string      `json:"requestId,omitempty" doc:"The request's id (the X-Request-Id header), to quote when reporting a problem."`
 }
 
 // Status is the HTTP status of a kind.

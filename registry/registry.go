@@ -300,6 +300,14 @@ func (r *Registry) Check() error {
 		if !o.RateLimit.Declared() {
 			add(o, "rate limit is not declared (registry.PerUser or registry.NoRateLimit)")
 		}
+		for _, r := range o.RateLimit.Rules() {
+			switch {
+			case r.Key == KeyArgument && !publishes(o.InputType, r.Arg):
+				add(o, "the rate limit counts by the argument %q, which the input does not publish", r.Arg)
+			case r.Key == KeyUser && o.Scope == Public:
+				add(o, "a per-user limit on a public operation counts nobody: use registry.PerIP or registry.PerArgument")
+			}
+		}
 		if !o.Validate.Declared() {
 			add(o, "validation is not declared (registry.ValidateWith or registry.NotValidated)")
 		}
@@ -390,8 +398,17 @@ type Call struct {
 	Face Face
 	Now  time.Time
 
+	RequestID  string     // the request's id, for logs and problem bodies
 	Credential string     // the bearer token as sent
 	Principal  *Principal // set by authenticate
+	// ClientAddr is the caller's network address (an IP, no port) as the
+	// face resolved it; "" when unknown. Per-address limits count by it.
+	ClientAddr string
+	// Cookies are the cookies the client sent, by name (HTTP only).
+	Cookies map[string]string
+	// Limited is set by the rate-limit guard when a silent limit is
+	// reached: the handler answers its neutral outcome without acting.
+	Limited bool
 
 	Vars map[string]string          // URI variables
 	Args map[string]json.RawMessage // the published input arguments as sent
@@ -399,6 +416,11 @@ type Call struct {
 	// body that is not a JSON object); the arguments guard refuses it, so
 	// the refusal still comes after authentication.
 	Unreadable string
+	// Refused names parts of the request a face could not map onto one
+	// argument or one declared file (a file part the operation does not
+	// declare, a file or a field sent twice); the arguments guard refuses
+	// them by name with the argument violations, never dropping them.
+	Refused []Violation
 
 	ExpectedVersion   *int64          // If-Match, or the "version" argument
 	VersionMalformed  bool            // an expected version was sent that is not an integer

@@ -55,6 +55,19 @@ func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {
 	return stmt.QueryRowContext(ctx, args...), nil
 }
 
+// Query runs the statement for its rows, inside the transaction carried by
+// ctx when there is one. The caller closes the rows.
+func (s *Stmt) Query(ctx context.Context, args ...any) (*sql.Rows, error) {
+	stmt, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx.Tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
+	}
+	return stmt.QueryContext(ctx, args...)
+}
+
 // prepared prepares the statement once it succeeds; a failure (the
 // database down for a moment) is tried again on the next call.
 func (s *Stmt) prepared(ctx context.Context) (*sql.Stmt, error) {

@@ -51,7 +51,11 @@ func Open(url, dataDir string) (*bun.DB, Engine, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		// Keep every connection open between bursts: database/sql keeps two
+		// idle by default, and each new one is a server process to start
+		// and statements to prepare again.
 		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(20)
 		return bun.NewDB(sqldb, pgdialect.New()), Postgres, nil
 	default:
 		path := SQLitePath(url, dataDir)
@@ -72,6 +76,7 @@ func OpenSQLite(path string) (*bun.DB, error) {
 		return nil, err
 	}
 	sqldb.SetMaxOpenConns(8)
+	sqldb.SetMaxIdleConns(8) // a new connection opens the file and prepares its statements again
 	return bun.NewDB(sqldb, sqlitedialect.New()), nil
 }
 

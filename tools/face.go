@@ -56,8 +56,24 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 // Mount adds one tool per tool name of reg.
 func (f *Face) Mount(reg *registry.Registry) {
 	for _, ops := range reg.Tools() {
-		f.server.AddTool(f.Describe(ops), f.handler(ops))
+		t := f.Describe(ops)
+		// tools/list would marshal every schema map again on every call
+		// (over half its cost): they are marshalled once, here.
+		t.InputSchema, t.OutputSchema = marshalledOnce(t.InputSchema), marshalledOnce(t.OutputSchema)
+		f.server.AddTool(t, f.handler(ops))
 	}
+}
+
+// marshalledOnce is a schema as the JSON it will always be sent as.
+func marshalledOnce(schema any) any {
+	if schema == nil {
+		return nil
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return schema // the SDK reports it when the tool is added
+	}
+	return json.RawMessage(b)
 }
 
 // Describe builds the tool of one tool name: its schema, annotations and
@@ -179,6 +195,14 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		}
 		if req.Extra != nil {
 			c.Credential = registry.BearerCredential(req.Extra.Header.Get("Authorization"))
+			// The endpoint's middleware resolved the caller's address on the
+			// HTTP request behind the call (operations.WithClientAddress).
+			c.ClientAddr = req.Extra.Header.Get(registry.HeaderClientAddress)
+			// The endpoint's middleware set the id on the request it received.
+			if id := req.Extra.Header.Get(registry.HeaderRequestID); id != "" {
+				c.RequestID = id
+				ctx = registry.WithRequestID(ctx, id)
+			}
 		}
 		f.mapArguments(c, args)
 		if c.Op.Confirm.Asks() && req.Session != nil {
@@ -189,7 +213,7 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		err := f.chain.Run(ctx, c)
 		switch {
 		case err != nil:
-			return f.errorResult(c, err), nil
+			return f.errorResult(ctx, c, err), nil
 		case c.Confirmation != nil:
 			return confirmationResult(c.Confirmation), nil
 		default:
@@ -315,12 +339,16 @@ func confirmationResult(req *registry.ConfirmationRequest) *mcp.CallToolResult {
 	}
 }
 
-func (f *Face) errorResult(c *registry.Call, err error) *mcp.CallToolResult {
+func (f *Face) errorResult(ctx context.Context, c *registry.Call, err error) *mcp.CallToolResult {
 	e := registry.AsError(err)
-	if e.Kind == registry.KindInternal {
-		f.log.Error("tool failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	switch e.Kind {
+	case registry.KindInternal:
+		f.log.ErrorContext(ctx, "tool failed", "op", c.Op.ID, "face", c.Face, "err", err)
+	case registry.KindUnavailable:
+		f.log.WarnContext(ctx, "tool refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
 	p := e.Problem()
+	p.RequestID = c.RequestID
 	var text strings.Builder
 	fmt.Fprintf(&text, "%s (%d): %s", p.Title, p.Status, p.Detail)
 	for _, v := range p.Violations {

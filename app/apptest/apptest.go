@@ -44,6 +44,14 @@ func Postgres(t testing.TB, c *config.Config) {
 	c.DatabaseURL = storagetest.PostgresURL(t)
 }
 
+// Database runs the application on the database at url, which the test
+// created (storagetest.PostgresURL) and another instance may share: two
+// applications on one database are two replicas. It is migrated before
+// start, which a second instance finds already done.
+func Database(url string) Option {
+	return func(_ testing.TB, c *config.Config) { c.DatabaseURL = url }
+}
+
 // New starts the product's application and stops it when the test ends.
 func New(t testing.TB, product app.Product, opts ...Option) *App {
 	t.Helper()
@@ -55,6 +63,10 @@ func New(t testing.TB, product app.Product, opts ...Option) *App {
 	cfg.DataDir = t.TempDir()
 	cfg.LogLevel = "error"
 	cfg.JobPollInterval = 50 * time.Millisecond
+	// The test client stands for a reverse proxy: a test names the caller's
+	// address with X-Forwarded-For, as the conformance kit does for
+	// per-address limits.
+	cfg.TrustedProxies = "127.0.0.1,::1"
 	for _, o := range opts {
 		o(t, &cfg)
 	}
@@ -241,4 +253,13 @@ func Redis(t testing.TB, c *config.Config) {
 	_, prefix := storagetest.Redis(t)
 	c.RedisURL = storagetest.RedisURL()
 	c.RedisPrefix = prefix
+}
+
+// RedisThrough shares rate limits and progress through the relay o, which
+// the test can cut to play a Redis outage.
+func RedisThrough(o *storagetest.RedisOutage) Option {
+	return func(_ testing.TB, c *config.Config) {
+		c.RedisURL = o.URL
+		c.RedisPrefix = o.Prefix
+	}
 }

@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"sort"
@@ -37,6 +38,12 @@ type Config struct {
 	ConfirmTTL      time.Duration `koanf:"confirm_ttl"`
 	Workers         int           `koanf:"workers"`
 	JobPollInterval time.Duration `koanf:"job_poll_interval"`
+	JobTimeout      time.Duration `koanf:"job_timeout"`
+	JobRescueAfter  time.Duration `koanf:"job_rescue_after"`
+	StreamRecheck   time.Duration `koanf:"stream_recheck"`
+	AllowedOrigins  string        `koanf:"allowed_origins"`
+	MetricsAddr     string        `koanf:"metrics_addr"`
+	TrustedProxies  string        `koanf:"trusted_proxies"`
 
 	k *koanf.Koanf // every key, the product's included, for Decode
 }
@@ -65,6 +72,12 @@ var Keys = []Key{
 	{"confirm_ttl", "5m", "how long a confirmation token stays usable"},
 	{"workers", 4, "background jobs run at once by this process"},
 	{"job_poll_interval", "1s", "how often the job queue looks for work it was not told about"},
+	{"job_timeout", "1m", "how long a background job may run before it is cancelled and retried (a worker may set its own)"},
+	{"job_rescue_after", "90s", "how long a job may stay running before another process takes it over (its own died); more than job_timeout"},
+	{"stream_recheck", "5s", "how often an open event stream checks its token again, and closes once it is revoked or expired; at most the token cache's lifetime"},
+	{"allowed_origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call /mcp, besides the server's own; other origins get 403"},
+	{"metrics_addr", "", "address of the Prometheus listener serving /metrics, apart from the API; empty: no metrics listener"},
+	{"trusted_proxies", "", "comma-separated addresses or ranges (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the caller, for per-address limits; empty: the connection's peer is the caller"},
 }
 
 // EnvName is the environment variable of a key: CAIRN_ and the upper-cased name.
@@ -197,7 +210,72 @@ func (c Config) validate() error {
 	if c.ConfirmTTL <= 0 {
 		errs = append(errs, errors.New("confirm_ttl: must be a positive duration such as 5m"))
 	}
+	if c.JobTimeout <= 0 {
+		errs = append(errs, errors.New("job_timeout: must be a positive duration such as 1m"))
+	}
+	if c.JobRescueAfter <= c.JobTimeout {
+		errs = append(errs, errors.New("job_rescue_after: must be longer than job_timeout, or a job still running would be taken over"))
+	}
+	if c.StreamRecheck <= 0 {
+		errs = append(errs, errors.New("stream_recheck: must be a positive duration such as 5s"))
+	}
+	if _, err := c.Origins(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// Proxies are the configured trusted_proxies, each address a range of one.
+func (c Config) Proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(c.TrustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("trusted_proxies: %q is neither an address nor a range such as 10.0.0.0/8", f)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// Origins are the configured allowed_origins, each as a browser sends it in
+// an Origin header: scheme://host[:port], lower case, without a path.
+func (c Config) Origins() ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(c.AllowedOrigins, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		norm, ok := Origin(o)
+		if !ok {
+			return nil, fmt.Errorf("allowed_origins: %q is not an origin such as https://app.example.com", o)
+		}
+		out = append(out, norm)
+	}
+	return out, nil
+}
+
+// Origin is the origin of an absolute http(s) URL (scheme://host[:port],
+// lower case), as a browser writes it; false for anything else, such as
+// "null" or a URL with a path.
+func Origin(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSuffix(raw, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", false
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), true
 }
 
 // URL is where clients reach the server.

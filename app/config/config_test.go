@@ -50,9 +50,22 @@ func TestRefusals(t *testing.T) {
 		{"unknown log format", "", []string{"CAIRN_LOG_FORMAT=xml"}, "log_format"},
 		{"unsupported database", "", []string{"CAIRN_DATABASE_URL=mysql://x"}, "database_url"},
 		{"missing file", filepath.Join(dir, "absent.yaml"), nil, "absent.yaml"},
+		{"an origin with a path", "", []string{"CAIRN_ALLOWED_ORIGINS=https://app.example.com/page"}, "allowed_origins"},
+		{"an opaque origin", "", []string{"CAIRN_ALLOWED_ORIGINS=null"}, "allowed_origins"},
+		{"a rescue before the timeout", "", []string{"CAIRN_JOB_TIMEOUT=2m", "CAIRN_JOB_RESCUE_AFTER=1m"}, "job_rescue_after"},
+		{"no stream re-check", "", []string{"CAIRN_STREAM_RECHECK=0s"}, "stream_recheck"},
 	}
 	for _, tt := range tests {
 		_, err := config.Load(tt.file, tt.env)
 		require.ErrorContains(t, err, tt.want, tt.name)
 	}
+}
+
+func TestOrigins(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load("", []string{"CAIRN_ALLOWED_ORIGINS= https://App.Example.com , http://localhost:5173/,"})
+	require.NoError(t, err)
+	origins, err := c.Origins()
+	require.NoError(t, err)
+	require.Equal(t, []string{"https://app.example.com", "http://localhost:5173"}, origins, "as a browser writes them")
 }

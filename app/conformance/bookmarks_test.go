@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,6 +35,7 @@ type flaws struct {
 	noConfirm          bool // delete is declared without confirmation
 	loadForgetsArchive bool // update's read step leaves out the archived column, so the lock never holds
 	noPrecondition     bool // update is declared without a precondition
+	quotesWhole        bool // create's refusal of an address quotes all of it
 }
 
 const (
@@ -268,7 +270,13 @@ func (m module) declare(reg *registry.Registry) {
 		Merge: func(_ context.Context, _ *registry.Call, in *CreateInput) (registry.Record, error) {
 			return &bookmark{URL: in.URL, Title: in.Title, Version: 1}, nil
 		},
-		Validate: registry.ValidateWith(violations), Lock: registry.NoLock, Precondition: registry.NoPrecondition,
+		Validate: registry.ValidateWith(func(r registry.Record) []registry.Violation {
+			vs := violations(r)
+			if b := r.(*bookmark); m.f.quotesWhole && !strings.HasPrefix(b.URL, "https://") {
+				vs[0].Reason = fmt.Sprintf("%q is not an https address", b.URL)
+			}
+			return vs
+		}), Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.CreationReplayedBy(m.replay), Record: (*bookmark)(nil),
 		Handle: func(ctx context.Context, c *registry.Call, _ *CreateInput) (Bookmark, error) {
 			b := c.Merged.(*bookmark)

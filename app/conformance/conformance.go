@@ -131,6 +131,12 @@ func Exercise(t *testing.T, a *apptest.App, fx Fixtures) {
 				Refuse(t, a, fx, op, g)
 			})
 		}
+		for _, h := range Hostile(op) {
+			t.Run(op.ID+"/"+h, func(t *testing.T) {
+				t.Parallel()
+				Attack(t, a, fx, op, h)
+			})
+		}
 	}
 }
 
@@ -189,7 +195,7 @@ func Refuse(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, g
 	if fix.Valid == nil {
 		t.Fatalf("%s: its fixture has no Valid call, which every scenario breaks one thing of", op.ID)
 	}
-	s := &scenario{t: t, a: a, op: op, fix: fix, sessions: map[string]*mcp.ClientSession{}}
+	s := &scenario{t: t, a: a, op: op, fix: fix, sessions: map[string]*mcp.ClientSession{}, addr: newAddress()}
 	s.u = s.user(a.Server.Registry.Scopes())
 	switch guard {
 	case guards.NameAuthenticate:

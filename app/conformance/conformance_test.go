@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -150,6 +151,8 @@ func TestTheKitCatchesBrokenModules(t *testing.T) {
 			"bookmarks.update", guards.NameLock, "a locked record: HTTP answered 200"},
 		{"an update declared without a precondition", flaws{noPrecondition: true},
 			"bookmarks.update", guards.NamePrecondition, "no version: HTTP answered 200"},
+		{"a refusal quoting a whole address", flaws{quotesWhole: true},
+			"bookmarks.create", conformance.HostileText, "bookmarks.create, HTTP, url: an answer quotes at most 64 runes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +223,10 @@ func refused(t *testing.T, a *apptest.App, fx conformance.Fixtures, id, guard st
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		if slices.Contains(conformance.Hostile(op), guard) {
+			conformance.Attack(r, a, fx, op, guard)
+			return
+		}
 		conformance.Refuse(r, a, fx, op, guard)
 	}()
 	<-done

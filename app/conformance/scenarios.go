@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"sort"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -34,6 +36,17 @@ type scenario struct {
 	fix      Fixture
 	u        User
 	sessions map[string]*mcp.ClientSession // by token, for the MCP face
+	addr     string                        // the client address HTTP calls come from (X-Forwarded-For)
+}
+
+var addresses atomic.Uint32
+
+// newAddress is a client address no other scenario uses, in the range kept
+// for benchmarking (198.18.0.0/15), so per-address limits of parallel
+// scenarios never count each other's calls.
+func newAddress() string {
+	n := addresses.Add(1)
+	return netip.AddrFrom4([4]byte{198, 18 + byte(n>>16&1), byte(n >> 8), byte(n)}).String()
 }
 
 func (s *scenario) user(scopes []registry.Scope) User {
@@ -46,6 +59,13 @@ func (s *scenario) user(scopes []registry.Scope) User {
 // as makes r a call of the operation by u: fixtures name neither.
 func (s *scenario) as(u User, r apptest.Request) apptest.Request {
 	r.Op, r.Token = s.op, u.Token
+	if _, ok := r.Header["X-Forwarded-For"]; !ok {
+		r.Header = maps.Clone(r.Header)
+		if r.Header == nil {
+			r.Header = map[string]string{}
+		}
+		r.Header["X-Forwarded-For"] = s.addr // apptest trusts loopback as a proxy
+	}
 	if s.op.Idempotency.Creation() && r.Key == "" {
 		r.Key = newKey()
 	}
@@ -123,18 +143,54 @@ func (s *scenario) scope() {
 	}
 }
 
+// rateLimit drives each declared limit on its own: the calls vary in
+// everything but what that limit counts by (a fresh client address per
+// call for a per-user or per-argument limit, a fresh user and valid call
+// for a per-address one), so only that limit can be reached. A refusing
+// limit then answers 429 with retryAfter; a silent one answers as a call
+// within the limit did, never 429.
 func (s *scenario) rateLimit() {
-	r := s.valid(s.u) // one call, sent again: the limit counts calls, not intents
-	for i := range s.op.RateLimit.Limit {
-		// Every call that reaches the limiter counts, whatever a later
-		// guard answers (a repeat of a versioned write is 412).
-		res := s.a.ViaHTTP(s.t, r)
-		require.NotEqual(s.t, http.StatusTooManyRequests, res.Status, "%s: call %d is within the limit: %s", s.op.ID, i+1, res.Raw)
-	}
-	h, m := s.both("over the limit", problem(registry.KindRateLimited), func(face) apptest.Request { return s.valid(s.u) })
-	require.NotEmpty(s.t, h.Header.Get("Retry-After"), "%s: a 429 says when to come back", s.op.ID)
-	for _, o := range []apptest.Outcome{h, m} {
-		require.NotEmpty(s.t, o.Body["retryAfter"], "%s: the refusal says when to come back", s.op.ID)
+	for _, rule := range s.op.RateLimit.Rules() {
+		s.addr = newAddress()
+		s.u = s.user(s.a.Server.Registry.Scopes())
+		fixed := s.valid(s.u) // one call, sent again: the limit counts calls, not intents
+		call := func() apptest.Request {
+			if rule.Key == registry.KeyAddress {
+				return s.valid(s.user(s.a.Server.Registry.Scopes()))
+			}
+			r := clone(fixed)
+			r.Header["X-Forwarded-For"] = newAddress()
+			if s.op.Idempotency.Creation() {
+				r.Key = newKey() // a repeated key is a replay, which spends no quota
+			}
+			return r
+		}
+		var within apptest.Outcome
+		for i := range rule.Limit {
+			// Every call that reaches the limiter counts, whatever a later
+			// guard answers (a repeat of a versioned write is 412).
+			within = s.a.ViaHTTP(s.t, call())
+			require.NotEqual(s.t, http.StatusTooManyRequests, within.Status, "%s (%s): call %d is within the limit: %s", s.op.ID, rule, i+1, within.Raw)
+		}
+		if rule.Silent {
+			over := s.a.ViaHTTP(s.t, call())
+			require.Equal(s.t, within.Status, over.Status, "%s (%s): a silent limit answers over the limit as within it: %s", s.op.ID, rule, over.Raw)
+			require.Empty(s.t, over.Header.Get("Retry-After"), "%s (%s): a silent limit says nothing", s.op.ID, rule)
+			continue
+		}
+		if rule.Key != registry.KeyUser {
+			// The MCP face's address is its session's; only HTTP calls
+			// choose theirs.
+			h := s.a.ViaHTTP(s.t, call())
+			require.Equal(s.t, problem(registry.KindRateLimited), h.Type, "%s (%s): over the limit: %d %s", s.op.ID, rule, h.Status, h.Raw)
+			require.NotEmpty(s.t, h.Header.Get("Retry-After"), "%s: a 429 says when to come back", s.op.ID)
+			continue
+		}
+		h, m := s.both("over the limit", problem(registry.KindRateLimited), func(face) apptest.Request { return call() })
+		require.NotEmpty(s.t, h.Header.Get("Retry-After"), "%s: a 429 says when to come back", s.op.ID)
+		for _, o := range []apptest.Outcome{h, m} {
+			require.NotEmpty(s.t, o.Body["retryAfter"], "%s: the refusal says when to come back", s.op.ID)
+		}
 	}
 }
 
@@ -149,7 +205,9 @@ func (s *scenario) owner() {
 		return r
 	})
 	require.NotContains(s.t, string(hu.Raw)+string(mu.Raw), unknown, "%s: the id is never echoed", s.op.ID)
-	if s.op.Scope == registry.Public {
+	if s.op.Scope == registry.Public || s.op.Owner.Terms() != nil {
+		// A term of a closed list (registry.OneOf) is nobody's: every
+		// caller may address every term, and only an unknown one is 404.
 		// A public operation has no caller to own anything: its rule judges
 		// the id alone (an active share code, say), so another user's
 		// record is as readable as one's own.
@@ -164,8 +222,8 @@ func (s *scenario) owner() {
 		r.Token = s.u.Token
 		return r
 	})
-	require.Equal(s.t, string(hu.Raw), string(hf.Raw), "%s: unknown and someone else's id give byte-identical HTTP bodies", s.op.ID)
-	require.Equal(s.t, string(mu.Raw), string(mf.Raw), "%s: unknown and someone else's id give identical tool errors", s.op.ID)
+	require.Equal(s.t, unstamped(hu.Raw), unstamped(hf.Raw), "%s: unknown and someone else's id give byte-identical HTTP bodies", s.op.ID)
+	require.Equal(s.t, unstamped(mu.Raw), unstamped(mf.Raw), "%s: unknown and someone else's id give identical tool errors", s.op.ID)
 	require.NotContains(s.t, string(hf.Raw)+string(mf.Raw), foreign, "%s: the id is never echoed", s.op.ID)
 	if s.fix.Written != nil {
 		require.False(s.t, s.fix.Written(s.t, s.a, other, theirs), "%s: someone else's record was changed", s.op.ID)
@@ -253,7 +311,7 @@ func (s *scenario) precondition() {
 		r.Args[tools.ArgVersion] = "abc"
 		return r
 	})
-	require.Equal(s.t, h.Body, m.Body, "%s: a malformed version gets the same refusal on both faces", s.op.ID)
+	require.Equal(s.t, withoutRequestID(h.Body), withoutRequestID(m.Body), "%s: a malformed version gets the same refusal on both faces", s.op.ID)
 }
 
 func (s *scenario) confirm() {

@@ -26,10 +26,10 @@ func Write(w io.Writer, reg *registry.Registry, format string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"order": guards.Order, "operations": rows})
 	case "markdown":
-		fmt.Fprintf(w, "| operation | route | tool | %s |\n", strings.Join(guards.Order, " | "))
-		fmt.Fprintf(w, "|---|---|---|%s\n", strings.Repeat("---|", len(guards.Order)))
+		fmt.Fprintf(w, "| operation | route | tool | %s | limits |\n", strings.Join(guards.Order, " | "))
+		fmt.Fprintf(w, "|---|---|---|%s---|\n", strings.Repeat("---|", len(guards.Order)))
 		for _, r := range rows {
-			fmt.Fprintf(w, "| %s | `%s` | %s | %s |\n", r.ID, r.Route, r.Tool, strings.Join(marks(r, "✓", " "), " | "))
+			fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s |\n", r.ID, r.Route, r.Tool, strings.Join(marks(r, "✓", " "), " | "), r.Limits)
 		}
 		return nil
 	case "text":
@@ -38,9 +38,9 @@ func Write(w io.Writer, reg *registry.Registry, format string) error {
 		for i := range guards.Order {
 			short[i] = fmt.Sprintf("%d", i+1)
 		}
-		fmt.Fprintf(tw, "operation\troute\ttool\t%s\n", strings.Join(short, "\t"))
+		fmt.Fprintf(tw, "operation\troute\ttool\t%s\tlimits\n", strings.Join(short, "\t"))
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Route, r.Tool, strings.Join(marks(r, "x", "."), "\t"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Route, r.Tool, strings.Join(marks(r, "x", "."), "\t"), r.Limits)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

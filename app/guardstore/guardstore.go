@@ -74,6 +74,15 @@ func (k Keys) Complete(ctx context.Context, key guards.IdempotencyKey, createdID
 	return err
 }
 
+// Committed reports whether key, with the same digest, names a creation
+// that committed less than ttl ago: a replay the rate limit does not count.
+func (k Keys) Committed(ctx context.Context, key guards.IdempotencyKey, ttl time.Duration) (bool, error) {
+	return storage.Conn(ctx, k.DB).NewSelect().Model((*keyRow)(nil)).
+		Where("user_id = ? AND operation = ? AND idem_key = ?", key.UserID, key.OpID, key.Key).
+		Where("request_digest = ? AND created_id IS NOT NULL AND created_at >= ?", key.Digest, time.Now().UTC().Add(-ttl)).
+		Exists(ctx)
+}
+
 // Purge forgets keys past their lifetime (guards.KeyTTL) and reports how many.
 func (k Keys) Purge(ctx context.Context) (int64, error) { return k.PurgeOlder(ctx, guards.KeyTTL) }
 

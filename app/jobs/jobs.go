@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 
 	"cairn.dev/cairn/storage"
@@ -64,14 +65,37 @@ const PurgeEvery = time.Hour
 type Queue struct {
 	client *river.Client[*sql.Tx]
 	driver riverdriver.Driver[*sql.Tx]
-	pool   *sql.DB
+	pool   *sql.DB // River's own, on SQLite
+	db     *sql.DB // where river_job is, for Counts
 }
+
+// Defaults of Config's timeouts: the framework's work takes seconds, so a
+// job running past DefaultTimeout is cancelled and retried, and one still
+// marked running DefaultRescueAfter after it started lost its process.
+const (
+	DefaultTimeout     = time.Minute
+	DefaultRescueAfter = DefaultTimeout + 30*time.Second
+)
 
 // Config tunes the queue.
 type Config struct {
 	Workers      int           // concurrent computations in this process
 	PollInterval time.Duration // how often to look for work when not notified
 	Purgers      []Purger      // run every PurgeEvery
+	// Timeout bounds one attempt of a job (0: DefaultTimeout); a worker
+	// whose work needs longer says so with its Timeout method.
+	Timeout time.Duration
+	// RescueAfter is how long a job may stay running before it is taken
+	// as stuck (its process died) and retried by whichever process is
+	// alive; 0: DefaultRescueAfter, or Timeout + 30 s when that is later.
+	// It must exceed Timeout. The queue's
+	// leader looks for stuck jobs every 30 seconds, so a killed process's
+	// job is retried between RescueAfter and RescueAfter + 30 s after it
+	// started (a worker's own longer timeout postpones it to past that).
+	RescueAfter time.Duration
+	// Observe, when set, is told when an attempt of a job ends: its kind,
+	// how long it ran and its error (nil when it succeeded).
+	Observe func(kind string, took time.Duration, err error)
 }
 
 // Open prepares the queue on the same database as db. On SQLite, River gets
@@ -90,7 +114,32 @@ func Open(db *bun.DB, engine storage.Engine, sqlitePath string) (*Queue, error) 
 	default:
 		q.driver = riverdatabasesql.New(db.DB)
 	}
+	q.db = db.DB
+	if q.pool != nil {
+		q.db = q.pool
+	}
 	return q, nil
+}
+
+// Counts reports how many jobs are in each state (available, scheduled,
+// running, retryable, completed, discarded, cancelled), for metrics: the
+// queue's depth is what waits to run.
+func (q *Queue) Counts(ctx context.Context) (map[string]int64, error) {
+	rows, err := q.db.QueryContext(ctx, "SELECT state, count(*) FROM river_job GROUP BY state")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var state string
+		var n int64
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, err
+		}
+		out[state] = n
+	}
+	return out, rows.Err()
 }
 
 // Migrate applies River's own migrations.
@@ -123,13 +172,32 @@ func (q *Queue) Start(ctx context.Context, cfg Config, work []Work, log *slog.Lo
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = max(DefaultRescueAfter, cfg.Timeout+30*time.Second)
+	}
+	if cfg.RescueAfter <= cfg.Timeout {
+		return fmt.Errorf("job queue: a job must be rescued after (%s) more than its timeout (%s)", cfg.RescueAfter, cfg.Timeout)
+	}
+	var middleware []rivertype.Middleware
+	if cfg.Observe != nil {
+		middleware = append(middleware, river.WorkerMiddlewareFunc(func(ctx context.Context, job *rivertype.JobRow, work func(context.Context) error) error {
+			start := time.Now()
+			err := work(ctx)
+			cfg.Observe(job.Kind, time.Since(start), err)
+			return err
+		}))
+	}
 	client, err := river.NewClient(q.driver, &river.Config{
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:              workers,
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
-		JobTimeout:           5 * time.Minute,
-		RescueStuckJobsAfter: 10 * time.Minute,
+		JobTimeout:           cfg.Timeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		Middleware:           middleware,
 		PeriodicJobs:         periodic,
 		Logger:               log,
 	})

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"go.uber.org/fx"
@@ -33,6 +34,12 @@ commands:
   migrate                        apply pending database migrations
   token create --email E --scope S [--scope S] [--name N] [--ttl 720h]
                                  create a personal access token (printed once)
+  token list --email E           list a user's tokens (id, name, scopes, created, expiry, revoked)
+  token revoke --email E ID|NAME revoke a user's token by its id, or every active one of that name
+  users invite --email E [--locale fr|en]
+                                 create a user (or find them) and mail a sign-in link
+  mail list | mail read [ID]     the outbox, where mail goes without smtp_url (read: the latest)
+  access-requests list [--all]   early-access requests (verified ones unless --all)
   pois import FILE [--format xml|pbf]
                                  load accommodations from OpenStreetMap data (.osm, .osm.pbf)
   guards [--format text|markdown|json]
@@ -76,6 +83,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return printGuards(cfg, rest[1:], stdout, stderr)
 	case "pois":
 		return importPOIs(cfg, rest[1:], stdout, stderr)
+	case "users":
+		return users(cfg, rest[1:], stdout, stderr)
+	case "mail":
+		return readMail(cfg, rest[1:], stdout)
+	case "access-requests":
+		return accessRequests(cfg, rest[1:], stdout, stderr)
 	default:
 		fs.Usage()
 		return fmt.Errorf("unknown command %q", rest[0])
@@ -130,10 +143,106 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
+const tokenUsage = "usage: cairn token create --email E --scope S [--scope S] | token list --email E | token revoke --email E ID|NAME"
+
 func token(cfg config.Config, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: cairn token create --email E --scope S [--scope S]")
+	if len(args) == 0 {
+		return errors.New(tokenUsage)
 	}
+	switch args[0] {
+	case "create":
+		return createToken(cfg, args[1:], stdout, stderr)
+	case "list":
+		return listTokens(cfg, args[1:], stdout, stderr)
+	case "revoke":
+		return revokeToken(cfg, args[1:], stdout, stderr)
+	}
+	return errors.New(tokenUsage)
+}
+
+// accountStore opens the configured database (a SQLite file migrated
+// first, as serve would) and the account store over it.
+func accountStore(ctx context.Context, cfg config.Config) (*accounts.Store, func(), error) {
+	reg, err := app.Registry(planner.Product(), cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if storage.SQLitePath(cfg.DatabaseURL, cfg.DataDir) != "" {
+		if _, _, err := app.Migrate(ctx, planner.Product(), cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	db, _, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return accounts.NewStore(db, reg), func() { _ = db.Close() }, nil
+}
+
+func listTokens(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "owner of the tokens")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *email == "" || fs.NArg() > 0 {
+		return errors.New("usage: cairn token list --email E")
+	}
+	ctx := context.Background()
+	store, done, err := accountStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer done()
+	toks, err := store.ListTokens(ctx, *email)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tSCOPES\tCREATED\tEXPIRES\tREVOKED")
+	stamp := func(t *time.Time, none string) string {
+		if t == nil {
+			return none
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	for _, t := range toks {
+		scs := make([]string, len(t.Scopes))
+		for i, sc := range t.Scopes {
+			scs[i] = string(sc)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(scs, ","),
+			t.CreatedAt.UTC().Format(time.RFC3339), stamp(t.ExpiresAt, "never"), stamp(t.RevokedAt, "-"))
+	}
+	return w.Flush()
+}
+
+func revokeToken(cfg config.Config, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token revoke", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "owner of the token")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *email == "" || fs.NArg() != 1 {
+		return errors.New("usage: cairn token revoke --email E ID|NAME")
+	}
+	ctx := context.Background()
+	store, done, err := accountStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer done()
+	n, err := store.RevokeToken(ctx, *email, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %d token(s); other replicas stop accepting them within their token cache's TTL\n", n)
+	return nil
+}
+
+func createToken(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	email := fs.String("email", "", "owner of the token (created when absent)")
@@ -141,28 +250,18 @@ func token(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	ttl := fs.Duration("ttl", 0, "lifetime, e.g. 720h (default: no expiry)")
 	var scs multi
 	fs.Var(&scs, "scope", "scope to grant (repeatable): trips:read, trips:write")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *email == "" {
 		return errors.New("--email is required")
 	}
 	ctx := context.Background()
-	reg, err := app.Registry(planner.Product(), cfg)
+	store, done, err := accountStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if storage.SQLitePath(cfg.DatabaseURL, cfg.DataDir) != "" {
-		if _, _, err := app.Migrate(ctx, planner.Product(), cfg); err != nil {
-			return err
-		}
-	}
-	db, _, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	store := accounts.NewStore(db, reg)
+	defer done()
 	u, _, err := store.EnsureUser(ctx, *email)
 	if err != nil {
 		return err

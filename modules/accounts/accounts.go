@@ -10,7 +10,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"net/mail"
+	"log/slog"
+	netmail "net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -19,12 +20,39 @@ import (
 	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 
+	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
 
-// Module provides the account store.
-var Module = fx.Module("accounts", fx.Provide(NewStore))
+// Module provides the account store and the human door (sign-in, the
+// account, early access). The application provides a mail.Sender and the
+// Settings; modules keeping a user's records add a Holder in the group
+// "account_holders".
+var Module = fx.Module("accounts", fx.Provide(NewStore, provideAuth))
+
+type authParams struct {
+	fx.In
+	Store    *Store
+	Mail     mail.Sender
+	Settings Settings
+	Holders  []Holder `group:"account_holders"`
+	Log      *slog.Logger
+}
+
+type authResult struct {
+	fx.Out
+	Auth    *Auth
+	Declare registry.Declarer `group:"declarations"`
+}
+
+func provideAuth(p authParams) (authResult, error) {
+	a, err := NewAuth(p.Store, p.Mail, p.Settings, p.Holders, p.Log)
+	if err != nil {
+		return authResult{}, err
+	}
+	return authResult{Auth: a, Declare: a.Declare}, nil
+}
 
 // TokenPrefix marks Cairn tokens so that secret scanners can find them.
 const TokenPrefix = "cairn_pat_"
@@ -36,6 +64,7 @@ type User struct {
 	ID        string     `bun:"id,pk"`
 	Email     string     `bun:"email"`
 	Locale    string     `bun:"locale"`
+	Roles     string     `bun:"roles"` // space-separated
 	CreatedAt time.Time  `bun:"created_at"`
 	DeletedAt *time.Time `bun:"deleted_at"`
 }
@@ -95,7 +124,7 @@ func (s *Store) SetCacheTTL(ttl time.Duration) { s.cacheTTL = ttl }
 
 // EnsureUser returns the user with this email, creating it when absent.
 func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, error) {
-	addr, err := mail.ParseAddress(email)
+	addr, err := netmail.ParseAddress(email)
 	if err != nil || addr.Address != email || len(email) > 180 {
 		return nil, false, fmt.Errorf("email %s is not a valid address", registry.Quote(email))
 	}
@@ -108,7 +137,7 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 	if !storage.NoRows(err) {
 		return nil, false, err
 	}
-	u = &User{ID: uuid.Must(uuid.NewV7()).String(), Email: email, Locale: "en", CreatedAt: time.Now().UTC()}
+	u = &User{ID: uuid.Must(uuid.NewV7()).String(), Email: email, Locale: "en", Roles: "user", CreatedAt: time.Now().UTC()}
 	if _, err := storage.Conn(ctx, s.db).NewInsert().Model(u).Exec(ctx); err != nil {
 		if storage.IsUniqueViolation(err) { // created meanwhile by another process
 			return s.EnsureUser(ctx, email)
@@ -214,6 +243,14 @@ func (s *Store) RevokeTokens(ctx context.Context, userID, name string) error {
 	s.cache = map[string]cached{} // this process forgets at once; others within cacheTTL
 	s.mu.Unlock()
 	return err
+}
+
+// forget empties the cache of resolved tokens: this process refuses a
+// revoked token at once, other replicas within cacheTTL.
+func (s *Store) forget() {
+	s.mu.Lock()
+	s.cache = map[string]cached{}
+	s.mu.Unlock()
 }
 
 func hashToken(secret string) string {

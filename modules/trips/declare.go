@@ -86,7 +86,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Tool:    registry.Tool("get_trip", "Read one trip as a digest: its settings, then one line per day. Says partial: true while the days are still being computed. Publishes the version that writes need."),
 
 		Scope:        scopes.TripsRead,
-		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),
 		RateLimit:    registry.NoRateLimit,
 		Validate:     registry.NotValidated,
 		Lock:         registry.NoLock,
@@ -105,7 +105,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Tool:    registry.NotATool(registry.MotiveCoveredByAnotherTool),
 
 		Scope:        scopes.TripsRead,
-		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),
 		RateLimit:    registry.NoRateLimit,
 		Validate:     registry.NotValidated,
 		Lock:         registry.NoLock,

@@ -27,7 +27,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool:    registry.Tool("get_stage", "Read one day of a trip in full: distance, climbing, alerts with their places, accommodations near its end and the chosen one. Take stageId from get_trip."),
 
 		Scope:        scopes.TripsRead,
-		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),
 		RateLimit:    registry.NoRateLimit,
 		Validate:     registry.NotValidated,
 		Lock:         registry.NoLock,

@@ -68,7 +68,7 @@ func (t *Trips) loadDays(ctx context.Context, c *registry.Call) (registry.Record
 type CoordinateInput struct {
 	Lat float64  `json:"lat" minimum:"-90" maximum:"90" doc:"Latitude in degrees."`
 	Lon float64  `json:"lon" minimum:"-180" maximum:"180" doc:"Longitude in degrees."`
-	Ele *float64 `json:"ele,omitempty" doc:"Elevation in metres (default 0)."`
+	Ele *float64 `json:"ele,omitempty" minimum:"-500" maximum:"9000" doc:"Elevation in metres, -500 to 9000 (default 0)."`
 }
 
 func (c *CoordinateInput) point() geo.Point {

@@ -285,7 +285,7 @@ func (t *Trips) mergeWaypoint(_ context.Context, c *registry.Call, in *WaypointI
 type ManualInput struct {
 	Name              string   `json:"name" minLength:"1" maxLength:"255" doc:"Name of the place."`
 	Address           string   `json:"address" minLength:"1" maxLength:"512" doc:"Its address or town; it is located before anything is written."`
-	EstimatedPriceMin *float64 `json:"priceTotal,omitempty" minimum:"0" doc:"Price of the night in EUR, when known."`
+	EstimatedPriceMin *float64 `json:"priceTotal,omitempty" minimum:"0" maximum:"100000" doc:"Price of the night in EUR (0 to 100000), when known."`
 	URL               *string  `json:"url,omitempty" maxLength:"2048" format:"uri" doc:"Its website."`
 }
 

@@ -23,9 +23,10 @@ func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List
 	}
 	out := List{Member: make([]Summary, 0, len(rows)), TotalItems: total, Page: page, ItemsPerPage: per}
 	for i := range rows {
-		r := &rows[i]
+		r := &rows[i].Trip
 		out.Member = append(out.Member, Summary{
 			ID: r.ID, Title: r.Title, StartDate: r.StartDate, EndDate: r.EndDate,
+			StageCount: rows[i].StageCount, TotalDistance: round1(rows[i].TotalDistance),
 			Status: listStatus(r), IsLocked: Locked(r, c.Now), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		})
 	}
@@ -135,7 +136,7 @@ func (t *Trips) load(ctx context.Context, c *registry.Call) (registry.Record, er
 }
 
 func (t *Trips) state(ctx context.Context, c *registry.Call, _ *NoInput) (State, error) {
-	tr, err := t.store.Get(ctx, c.Var("id"))
+	tr, err := t.store.Brief(ctx, c.Var("id"))
 	if err != nil {
 		return State{}, err
 	}
@@ -150,7 +151,7 @@ func (t *Trips) detail(ctx context.Context, c *registry.Call, _ *NoInput) (Detai
 // day. It checks nothing: callers are the guarded handler and the unguarded
 // baseline of the benchmarks.
 func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
-	tr, err := t.store.Get(ctx, id)
+	tr, days, err := t.store.Digest(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -162,15 +163,8 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 	}
 	switch st := tr.ComputationStatus[ComputeStages]; {
 	case st == StatusDone:
-		stages, err := t.store.Stages(ctx, id)
-		if err != nil {
-			return Detail{}, err
-		}
-		d.Days = make([]Day, len(stages))
-		for i := range stages {
-			d.Days[i] = dayOf(&stages[i])
-		}
-		if len(stages) < 2 {
+		d.Days = days
+		if len(days) < 2 {
 			d.Note = "the route gives fewer than two days (MIN_STAGES): change the pacing or the route"
 		}
 	case st == StatusFailed:

@@ -16,12 +16,12 @@ type SettingsInput struct {
 	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC). A trip whose start date is today or earlier is locked."`
 	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day of the trip (YYYY-MM-DD); must be after startDate. With both dates the route is cut into that many days."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
-	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0, default 50)."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat kilometre (greater than 0, at most 1000, default 50)."`
 	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
 	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50, default 15)."`
 	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23, default 8)."`
 	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range (default false)."`
-	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for (default: all seven)."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" nullable:"false" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for (default: all seven)."`
 }
 
 // UpdateInput is a JSON merge patch of the settings: an absent field is
@@ -32,12 +32,12 @@ type UpdateInput struct {
 	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" doc:"First day (YYYY-MM-DD, UTC); null removes the date. Cannot unlock a trip that has started."`
 	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" doc:"Last day (YYYY-MM-DD), after startDate; null removes it. Recuts every day."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0). Recuts every day."`
-	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" doc:"Metres of climb worth one flat kilometre (greater than 0). Recuts every day."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat kilometre (greater than 0, at most 1000). Recuts every day."`
 	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300). Recuts every day."`
 	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50)."`
 	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23)."`
 	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range."`
-	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for."`
+	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" nullable:"false" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for."`
 }
 
 // ListInput selects a page of the caller's trips.
@@ -131,15 +131,16 @@ type DayAlert struct {
 
 // Summary is a trip in a listing.
 type Summary struct {
-	ID         string    `json:"id" doc:"The trip's id."`
-	Title      *string   `json:"title,omitempty" doc:"Name of the trip, when known."`
-	StartDate  *string   `json:"startDate,omitempty" doc:"First day, when set."`
-	EndDate    *string   `json:"endDate,omitempty" doc:"Last day, when set."`
-	StageCount int       `json:"stageCount" doc:"Number of riding days computed so far."`
-	Status     string    `json:"status" doc:"draft, analyzing or analyzed."`
-	IsLocked   bool      `json:"isLocked" doc:"True once the trip has started."`
-	CreatedAt  time.Time `json:"createdAt" doc:"When the trip was created."`
-	UpdatedAt  time.Time `json:"updatedAt" doc:"When the trip last changed."`
+	ID            string    `json:"id" doc:"The trip's id."`
+	Title         *string   `json:"title,omitempty" doc:"Name of the trip, when known."`
+	StartDate     *string   `json:"startDate,omitempty" doc:"First day, when set."`
+	EndDate       *string   `json:"endDate,omitempty" doc:"Last day, when set."`
+	StageCount    int       `json:"stageCount" doc:"Number of riding days computed so far."`
+	TotalDistance float64   `json:"totalDistance" doc:"Kilometres of the riding days (rest days count none)."`
+	Status        string    `json:"status" doc:"draft, analyzing or analyzed."`
+	IsLocked      bool      `json:"isLocked" doc:"True once the trip has started."`
+	CreatedAt     time.Time `json:"createdAt" doc:"When the trip was created."`
+	UpdatedAt     time.Time `json:"updatedAt" doc:"When the trip last changed."`
 }
 
 // List is one page of trips, newest first.

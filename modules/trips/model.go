@@ -137,8 +137,8 @@ func (t *Trip) Violations() []registry.Violation {
 	if t.FatigueFactor < 0.5 || t.FatigueFactor > 1 {
 		bad("fatigueFactor", "must be between 0.5 and 1.0")
 	}
-	if t.ElevationPenalty <= 0 {
-		bad("elevationPenalty", "must be greater than 0")
+	if t.ElevationPenalty <= 0 || t.ElevationPenalty > 1000 {
+		bad("elevationPenalty", "must be greater than 0 and at most 1000")
 	}
 	if t.MaxDistancePerDay < 30 || t.MaxDistancePerDay > 300 {
 		bad("maxDistancePerDay", "must be between 30 and 300 km")

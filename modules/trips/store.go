@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,13 +16,27 @@ import (
 
 // Store keeps trips. Every method joins the transaction carried by ctx.
 type Store struct {
-	db   *bun.DB
-	owns *storage.Stmt // run by the owner guard on every call addressed by a trip id
+	db    *bun.DB
+	owns  *storage.Stmt // run by the owner guard on every call addressed by a trip id
+	reads reads         // the hot reads (reads.go)
+
+	mu    sync.Mutex
+	owned map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
 }
+
+type ownerKey struct{ user, trip string }
+
+// ownedFor is how long OwnsForRead remembers a yes, and maxOwned how many
+// it remembers before starting afresh.
+const (
+	ownedFor = time.Minute
+	maxOwned = 10_000
+)
 
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
-	return &Store{db: db, owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
+		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
@@ -39,16 +54,31 @@ func (s *Store) Owns(ctx context.Context, userID, id string) (bool, error) {
 	return n > 0, err
 }
 
-// Get loads trip id.
-func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
-	t := new(Trip)
-	err := storage.Conn(ctx, s.db).NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
-	if storage.NoRows(err) {
-		// Deleted meanwhile (callers behind the owner guard), or a stale
-		// reference (the pipeline): either way, not found.
-		return nil, registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+// OwnsForRead is Owns for the reads that load the trip themselves (get_trip,
+// the trip's address, get_stage): a yes is remembered for a minute, which
+// saves a query on every repeated read. A trip never changes owner, so a
+// remembered yes can only be stale when the trip was deleted meanwhile, and
+// then the read finds no trip and answers not found: what the check would
+// have answered. A no is never remembered.
+func (s *Store) OwnsForRead(ctx context.Context, userID, id string) (bool, error) {
+	k, now := ownerKey{userID, id}, time.Now()
+	s.mu.Lock()
+	until, ok := s.owned[k]
+	s.mu.Unlock()
+	if ok && now.Before(until) {
+		return true, nil
 	}
-	return t, err
+	owns, err := s.Owns(ctx, userID, id)
+	if err != nil || !owns {
+		return owns, err
+	}
+	s.mu.Lock()
+	if len(s.owned) >= maxOwned {
+		s.owned = map[ownerKey]time.Time{}
+	}
+	s.owned[k] = now.Add(ownedFor)
+	s.mu.Unlock()
+	return true, nil
 }
 
 // Insert stores a new trip.
@@ -100,23 +130,6 @@ type Filter struct {
 	Title     string // case-insensitive substring
 	StartFrom string // start date on or after (YYYY-MM-DD); ignored when malformed
 	EndBy     string // end date on or before; ignored when malformed
-}
-
-// List returns one page of the user's trips, newest first, and the total.
-func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int) ([]Trip, int, error) {
-	var out []Trip
-	q := storage.Conn(ctx, s.db).NewSelect().Model(&out).Where("user_id = ?", userID)
-	if f.Title != "" {
-		q = q.Where("LOWER(title) LIKE ? ESCAPE '\\'", "%"+strings.ToLower(escapeLike(f.Title))+"%")
-	}
-	if isDate(f.StartFrom) {
-		q = q.Where("start_date >= ?", f.StartFrom)
-	}
-	if isDate(f.EndBy) {
-		q = q.Where("end_date <= ?", f.EndBy)
-	}
-	total, err := q.Order("created_at DESC", "id DESC").Limit(int64(per)).Offset(int64((page - 1) * per)).ScanAndCount(ctx)
-	return out, int(total), err
 }
 
 func isDate(s string) bool {

@@ -92,8 +92,11 @@ var Rules = []Rule{
 		return ""
 	}},
 	{"public-is-read-only", func(op *registry.Operation) string {
-		if op.Scope == registry.Public && (op.Writes() || op.Tool.IsTool()) {
-			return "a public operation must be a read and not a tool"
+		// The one public write is the human door: signing in or asking
+		// for access, which needs a browser and a mailbox.
+		door := op.Tool.Motive == registry.MotiveBrowserAndMailbox
+		if op.Scope == registry.Public && ((op.Writes() && !door) || op.Tool.IsTool()) {
+			return "a public operation must be a read (or a write of the human door: motive " + registry.MotiveBrowserAndMailbox.String() + ") and not a tool"
 		}
 		return ""
 	}},

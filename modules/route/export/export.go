@@ -56,8 +56,8 @@ var (
 	// before it gets here.
 	ErrNoPoints = errors.New("export: the track has no points")
 	// ErrInvalidCoordinate refuses a point or waypoint whose latitude is
-	// outside ±90, longitude outside ±180, or any value (elevation included)
-	// not finite.
+	// outside ±90, longitude outside ±180, or elevation outside the physical
+	// range (geo.MinElevation to geo.MaxElevation): what the parser refuses.
 	ErrInvalidCoordinate = errors.New("export: a point is not a valid coordinate")
 )
 
@@ -67,7 +67,7 @@ func (t Track) check() error {
 		return ErrNoPoints
 	}
 	for _, p := range t.Points {
-		if !validCoordinate(p.Lat, p.Lon) || math.IsNaN(p.Ele) || math.IsInf(p.Ele, 0) {
+		if !validCoordinate(p.Lat, p.Lon) || math.IsNaN(p.Ele) || p.Ele < geo.MinElevation || p.Ele > geo.MaxElevation {
 			return ErrInvalidCoordinate
 		}
 	}

@@ -21,9 +21,8 @@ import (
 // fuzzTrack builds a Track from fuzzed values: one or two points and at
 // most one waypoint. Finite numbers are folded into a range a little wider
 // than the valid one, so that both valid and invalid coordinates come up
-// often; NaN and infinities pass as they are. Elevations stay within
-// ±10 km, a physical range, so the round trips do not hinge on how
-// absurd heights are treated.
+// often; NaN and infinities pass as they are. Elevations fold within
+// ±10 km, on both sides of the physical range the writers keep to.
 func fuzzTrack(name, wpName, category string, lat1, lon1, ele1, lat2, lon2, ele2, wlat, wlon float64, shape uint8) export.Track {
 	fold := func(v, m float64) float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -45,7 +44,7 @@ func fuzzTrack(name, wpName, category string, lat1, lon1, ele1, lat2, lon2, ele2
 func valid(t export.Track) bool {
 	ok := func(lat, lon float64) bool { return lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180 }
 	for _, p := range t.Points {
-		if !ok(p.Lat, p.Lon) || math.IsNaN(p.Ele) || math.IsInf(p.Ele, 0) {
+		if !ok(p.Lat, p.Lon) || math.IsNaN(p.Ele) || p.Ele < geo.MinElevation || p.Ele > geo.MaxElevation {
 			return false
 		}
 	}

@@ -29,6 +29,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"cairn.dev/cairn/metrics"
 )
 
 // Defaults for the zero Options, from pipeline.md §1 and §2.
@@ -177,6 +179,34 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 // ErrTooLarge, *StatusError, the context's error, or a transport error;
 // after the retries, the last one.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
+	resp, err := c.get(ctx, rawURL)
+	if reason := refusalReason(err); reason != "" {
+		metrics.SSRFRefusals.Inc(reason)
+	}
+	return resp, err
+}
+
+// refusalReason names the address rule err is a refusal by, "" for any
+// other outcome: the reasons the SSRF refusals are counted under.
+func refusalReason(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrForbiddenAddress):
+		return "forbidden_address"
+	case errors.Is(err, ErrRedirect):
+		return "redirect"
+	case errors.Is(err, ErrHostNotAllowed):
+		return "host_not_allowed"
+	case errors.Is(err, ErrScheme):
+		return "scheme"
+	case errors.Is(err, ErrURL):
+		return "url"
+	}
+	return ""
+}
+
+func (c *Client) get(ctx context.Context, rawURL string) (*Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, ErrURL

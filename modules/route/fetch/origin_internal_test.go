@@ -75,3 +75,24 @@ func mustParse(t *testing.T, raw string) *url.URL {
 	require.NoError(t, err)
 	return u
 }
+
+func TestRefusalReasons(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{&ForbiddenAddressError{}, "forbidden_address"},
+		{ErrRedirect, "redirect"},
+		{ErrHostNotAllowed, "host_not_allowed"},
+		{ErrScheme, "scheme"},
+		{ErrURL, "url"},
+		{ErrTooLarge, ""},
+	}
+	for _, tt := range tests {
+		if got := refusalReason(tt.err); got != tt.want {
+			t.Errorf("refusalReason(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}

@@ -30,6 +30,14 @@ const (
 // EarthRadius is the spherical radius Haversine uses, in metres.
 const EarthRadius = 6371000.0
 
+// The physical range of an elevation, in metres: below the Dead Sea shore
+// to above Everest. A point outside it is refused wherever it enters (an
+// elevation of 1e308 would become an infinite descent) and never written.
+const (
+	MinElevation = -500
+	MaxElevation = 9000
+)
+
 // Distance is the geodesic distance in metres between a and b on the WGS-84
 // ellipsoid; elevation is ignored.
 //

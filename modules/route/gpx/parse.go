@@ -194,6 +194,9 @@ func (st *parseState) endText() error {
 	if err != nil || math.IsNaN(ele) || math.IsInf(ele, 0) {
 		return st.invalid("ele is not a number")
 	}
+	if ele < geo.MinElevation || ele > geo.MaxElevation {
+		return st.invalid("ele is outside -500 to 9000 metres")
+	}
 	st.point.Ele = ele
 	return nil
 }

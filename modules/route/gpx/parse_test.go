@@ -166,6 +166,8 @@ func TestParseSyntaxErrors(t *testing.T) {
 		{name: "longitude missing", give: []byte(doc(`<trk><trkseg><trkpt lat="1"/></trkseg></trk>`)), wantLine: 2, wantReason: "trkpt without lat or lon"},
 		{name: "elevation not a number", give: []byte(doc(`<trk><trkseg><trkpt lat="1" lon="1"><ele>high</ele></trkpt></trkseg></trk>`)), wantLine: 2, wantReason: "ele is not a number"},
 		{name: "elevation not finite", give: []byte(doc(`<trk><trkseg><trkpt lat="1" lon="1"><ele>NaN</ele></trkpt></trkseg></trk>`)), wantLine: 2, wantReason: "ele is not a number"},
+		{name: "elevation absurdly high", give: []byte(doc(`<trk><trkseg><trkpt lat="1" lon="1"><ele>1e308</ele></trkpt></trkseg></trk>`)), wantLine: 2, wantReason: "ele is outside -500 to 9000 metres"},
+		{name: "elevation absurdly low", give: []byte(doc(`<trk><trkseg><trkpt lat="1" lon="1"><ele>-1e308</ele></trkpt></trkseg></trk>`)), wantLine: 2, wantReason: "ele is outside -500 to 9000 metres"},
 		{name: "other markup declaration", give: []byte(`<!ELEMENT gpx ANY>` + doc("")), wantLine: 1, wantReason: "markup declarations are not accepted"},
 		{name: "undeclared charset", give: []byte(`<?xml version="1.0" encoding="ISO-8859-1"?><gpx/>`), wantLine: 1, wantReason: "only UTF-8 is accepted"},
 		{name: "long names are not echoed whole", give: []byte(doc("\n<trk></" + strings.Repeat("é", 200) + ">")), wantLine: 3, wantReason: "element <trk> closed by </" + strings.Repeat("é", 47) + "…"},

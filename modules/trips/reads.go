@@ -1,0 +1,289 @@
+package trips
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+)
+
+// The hot reads (get_trip, list_trips, a trip's address) are prepared
+// statements naming the columns they answer: the engine parses them once,
+// and no stage geometry, point or accommodation list is ever read or
+// decoded for them.
+
+// tripColumns are a trip's columns, in the order scanTrip reads them.
+const tripColumns = `id, user_id, title, source_url, source_type, start_date, end_date, fatigue_factor,
+	elevation_penalty, max_distance_per_day, average_speed, departure_hour, ebike_mode, accommodation_types,
+	locale, status, computation_status, version, generation, created_at, updated_at`
+
+// dayColumns are what the digest says of a day: no geometry, no points, no
+// accommodation candidates.
+const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, selected_accommodation`
+
+// summaryColumns are a listed trip's, with its riding days counted and
+// summed (rest days ignored) through the stages index.
+const summaryColumns = `t.id, t.title, t.start_date, t.end_date, t.status, t.computation_status, t.created_at, t.updated_at,
+	(SELECT COUNT(*) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day),
+	(SELECT COALESCE(SUM(s.distance), 0.0) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day)`
+
+// listFilter is the listing's WHERE clause; an empty filter argument
+// disables its condition, so one statement serves every filter.
+const listFilter = `t.user_id = ? AND (? = '' OR LOWER(t.title) LIKE ? ESCAPE '\') AND (? = '' OR t.start_date >= ?) AND (? = '' OR t.end_date <= ?)`
+
+// reads are the prepared statements of the hot reads.
+type reads struct {
+	trip   *storage.Stmt
+	state  *storage.Stmt
+	digest *storage.Stmt
+	page   *storage.Stmt
+	count  *storage.Stmt
+}
+
+func prepareReads(db *bun.DB) reads {
+	return reads{
+		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
+		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
+		// One statement for the trip and its days: each statement is a read
+		// transaction of its own on SQLite, and a round trip on PostgreSQL.
+		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", "+qualified("s", dayColumns)+
+			" FROM trips AS t LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
+		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
+			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"),
+		count: storage.Prepare(db, "SELECT COUNT(*) FROM trips AS t WHERE "+listFilter),
+	}
+}
+
+// qualified prefixes each of a list of columns with a table alias.
+func qualified(alias, columns string) string {
+	cs := strings.Split(columns, ",")
+	for i, c := range cs {
+		cs[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cs, ", ")
+}
+
+// tripTargets are the scan targets of tripColumns, and what to do once
+// they are scanned.
+func tripTargets(t *Trip) ([]any, func()) {
+	var created, updated storage.NullTime
+	return []any{&t.ID, &t.UserID, &t.Title, &t.SourceURL, &t.SourceType, &t.StartDate, &t.EndDate,
+			&t.FatigueFactor, &t.ElevationPenalty, &t.MaxDistancePerDay, &t.AverageSpeed, &t.DepartureHour,
+			&t.EbikeMode, &t.EnabledAccommodationTypes, &t.Locale, &t.Status, &t.ComputationStatus,
+			&t.Version, &t.Generation, &created, &updated},
+		func() { t.CreatedAt, t.UpdatedAt = created.Time, updated.Time }
+}
+
+// scanTrip reads a row of tripColumns.
+func scanTrip(row *sql.Row, t *Trip) error {
+	targets, done := tripTargets(t)
+	err := row.Scan(targets...)
+	done()
+	return err
+}
+
+// notFound is the answer for a trip deleted meanwhile (callers behind the
+// owner guard) or a stale reference (the pipeline).
+func notFound(err error) error {
+	if storage.NoRows(err) {
+		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+	}
+	return err
+}
+
+// Get loads trip id.
+func (s *Store) Get(ctx context.Context, id string) (*Trip, error) {
+	row, err := s.reads.trip.QueryRow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := new(Trip)
+	if err := scanTrip(row, t); err != nil {
+		return nil, notFound(err)
+	}
+	return t, nil
+}
+
+// Brief loads what a trip's address answers: a Trip with only its id,
+// start date, statuses and version set.
+func (s *Store) Brief(ctx context.Context, id string) (*Trip, error) {
+	row, err := s.reads.state.QueryRow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := new(Trip)
+	if err := row.Scan(&t.ID, &t.StartDate, &t.ComputationStatus, &t.Version); err != nil {
+		return nil, notFound(err)
+	}
+	return t, nil
+}
+
+// dayAlerts is the digest's reading of a day's stored alerts: their codes
+// and severities; the rest of each alert is skipped, not kept.
+type dayAlerts []DayAlert
+
+// chosenName is the digest's reading of a chosen accommodation: its name.
+type chosenName struct {
+	Name string `json:"name"`
+}
+
+// dayTargets are the scan targets of dayColumns, each nullable: a trip
+// without days reads as one row of NULLs in the digest's join.
+type dayTargets struct {
+	id, label, alerts, chosen sql.NullString
+	position                  sql.NullInt64
+	distance, ascent, descent sql.NullFloat64
+	rest                      sql.NullBool
+}
+
+func (d *dayTargets) targets() []any {
+	return []any{&d.id, &d.position, &d.distance, &d.ascent, &d.descent, &d.label, &d.rest, &d.alerts, &d.chosen}
+}
+
+// day is the digest line of the scanned day.
+func (d *dayTargets) day() (Day, error) {
+	st := Stage{ID: d.id.String, Position: int(d.position.Int64), Distance: d.distance.Float64,
+		Ascent: d.ascent.Float64, Descent: d.descent.Float64, IsRestDay: d.rest.Bool}
+	if d.label.Valid {
+		label := d.label.String
+		st.Label = &label
+	}
+	day := dayOf(&st)
+	if d.alerts.Valid {
+		list := dayAlerts{}
+		if err := json.Unmarshal([]byte(d.alerts.String), &list); err != nil {
+			return Day{}, err
+		}
+		l := []DayAlert(list)
+		day.Alerts = &l
+	}
+	if d.chosen.Valid {
+		var c chosenName
+		if err := json.Unmarshal([]byte(d.chosen.String), &c); err != nil {
+			return Day{}, err
+		}
+		day.Sleep = &c.Name
+	}
+	return day, nil
+}
+
+// Digest loads trip id and the digest lines of its days, in one statement.
+func (s *Store) Digest(ctx context.Context, id string) (*Trip, []Day, error) {
+	rows, err := s.reads.digest.Query(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	t := new(Trip)
+	var (
+		d             dayTargets
+		days          []Day
+		found         bool
+		targets, done = tripTargets(t)
+		dayAt         = len(targets)
+	)
+	targets = append(targets, d.targets()...)
+	for rows.Next() {
+		if err := rows.Scan(targets...); err != nil {
+			return nil, nil, err
+		}
+		if !found {
+			// The trip's columns repeat on every day's row: decoded once,
+			// then only carried over.
+			done()
+			found = true
+			for i := range dayAt {
+				targets[i] = new(sql.RawBytes)
+			}
+		}
+		if !d.id.Valid {
+			continue // the trip has no day
+		}
+		day, err := d.day()
+		if err != nil {
+			return nil, nil, err
+		}
+		days = append(days, day)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if !found {
+		return nil, nil, notFound(sql.ErrNoRows)
+	}
+	return t, days, nil
+}
+
+// Listed is a trip as the listing reads it: the trip's listed columns, and
+// its riding days counted and summed.
+type Listed struct {
+	Trip          Trip // only the listed columns are set; the statuses only when one is unsettled
+	StageCount    int
+	TotalDistance float64 // km
+}
+
+// List returns one page of the user's trips, newest first, and the total.
+func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int) ([]Listed, int, error) {
+	title := ""
+	if f.Title != "" {
+		title = "%" + strings.ToLower(escapeLike(f.Title)) + "%"
+	}
+	from, by := "", ""
+	if isDate(f.StartFrom) {
+		from = f.StartFrom
+	}
+	if isDate(f.EndBy) {
+		by = f.EndBy
+	}
+	filter := []any{userID, title, title, from, from, by, by}
+	offset := (page - 1) * per
+	rows, err := s.reads.page.Query(ctx, append(filter, per, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Listed
+	for rows.Next() {
+		var (
+			l                Listed
+			created, updated storage.NullTime
+			statuses         string
+		)
+		t := &l.Trip
+		if err := rows.Scan(&t.ID, &t.Title, &t.StartDate, &t.EndDate, &t.Status, &statuses,
+			&created, &updated, &l.StageCount, &l.TotalDistance); err != nil {
+			return nil, 0, err
+		}
+		t.CreatedAt, t.UpdatedAt = created.Time, updated.Time
+		// The listing reads the statuses only for one that is unsettled: a
+		// text without either word has none, and is not decoded.
+		if strings.Contains(statuses, `"`+StatusPending+`"`) || strings.Contains(statuses, `"`+StatusRunning+`"`) {
+			if err := t.ComputationStatus.Scan(statuses); err != nil {
+				return nil, 0, err
+			}
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	// A short page ends the listing: its total is known without counting.
+	if len(out) > 0 && len(out) < per {
+		return out, offset + len(out), nil
+	}
+	if offset == 0 && len(out) == 0 {
+		return out, 0, nil
+	}
+	row, err := s.reads.count.QueryRow(ctx, filter...)
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	return out, total, row.Scan(&total)
+}

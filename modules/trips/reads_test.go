@@ -1,0 +1,221 @@
+package trips
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage/storagetest"
+)
+
+var readSources = []migrations.Source{accounts.Migrations, Migrations}
+
+// readFixture stores a user and trips of its own through the store's
+// writes, and answers the user's id.
+func readFixture(t *testing.T, db *bun.DB, email string) string {
+	t.Helper()
+	id := "user-" + email
+	_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
+		id, email, time.Now().UTC()).Exec(context.Background())
+	require.NoError(t, err)
+	return id
+}
+
+func newTrip(userID, id, title string, created time.Time, start, end *string) *Trip {
+	return &Trip{ID: id, UserID: userID, Title: &title, SourceURL: "https://www.strava.com/routes/1",
+		StartDate: start, EndDate: end, FatigueFactor: 0.9, ElevationPenalty: 50, MaxDistancePerDay: 80,
+		AverageSpeed: 15, DepartureHour: 8, EnabledAccommodationTypes: TypeList{"camp_site", "hotel"},
+		Locale: "en", Status: StatusReady, ComputationStatus: StatusMap{ComputeStages: StatusDone, ComputeTerrain: StatusFailed},
+		Version: 4, Generation: 2, CreatedAt: created, UpdatedAt: created.Add(time.Minute)}
+}
+
+// fullStages are days carrying everything a day can: geometry, alerts with
+// their places and actions, candidates, a chosen place, a label, a rest day.
+func fullStages(tripID string) []Stage {
+	lat := 45.1
+	name := "Camping du Lac"
+	label := "Over the pass"
+	line := Points{{Lat: 45, Lon: 6, Ele: 400}, {Lat: 45.1, Lon: 6.2, Ele: 900}, {Lat: 45.2, Lon: 6.4, Ele: 500}}
+	chosen := &Accommodation{Name: name, Type: "camp_site", Lat: 45.2, Lon: 6.4, Source: "osm"}
+	return []Stage{
+		{ID: tripID + "-1", TripID: tripID, Position: 0, Distance: 61.24, Ascent: 812.5, Descent: 311.4,
+			StartPoint: Point(line[0]), EndPoint: Point(line[2]), Geometry: line, Label: &label,
+			Alerts: &AlertList{{Code: "steep_climb", Severity: "warning", Message: "a long climb", Lat: &lat, Lon: &lat,
+				Action: &AlertAction{Kind: "navigate", Label: "Show", Payload: map[string]any{"lat": lat}}}},
+			Accommodations: &AccommodationList{*chosen}, Selected: chosen},
+		{ID: tripID + "-2", TripID: tripID, Position: 1, StartPoint: Point(line[2]), EndPoint: Point(line[2]),
+			Geometry: Points{line[2]}, IsRestDay: true, Alerts: &AlertList{}},
+		{ID: tripID + "-3", TripID: tripID, Position: 2, Distance: 48.96, Ascent: 120.49, Descent: 700.5,
+			StartPoint: Point(line[2]), EndPoint: Point(line[0]), Geometry: Points{line[2], line[1], line[0]}},
+	}
+}
+
+// The digest read selects only its columns; it must answer exactly what
+// the full read of the same days answers.
+func TestReadsAnswerWhatTheFullReadsAnswer(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "reader@example.com")
+		start, end := "2031-05-01", "2031-05-03"
+		tr := newTrip(user, "trip-1", "Alps", time.Date(2026, 4, 1, 9, 30, 15, 123456000, time.UTC), &start, &end)
+		require.NoError(t, s.Insert(ctx, tr))
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, fullStages(tr.ID)))
+
+		var want Trip
+		require.NoError(t, db.NewSelect().Model(&want).Where("id = ?", tr.ID).Scan(ctx))
+		got, err := s.Get(ctx, tr.ID)
+		require.NoError(t, err)
+		require.True(t, want.CreatedAt.Equal(got.CreatedAt) && want.UpdatedAt.Equal(got.UpdatedAt))
+		got.CreatedAt, got.UpdatedAt = want.CreatedAt, want.UpdatedAt
+		require.Equal(t, &want, got)
+
+		brief, err := s.Brief(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Equal(t, stateOf(&want, time.Now()), stateOf(brief, time.Now()))
+
+		full, err := s.Stages(ctx, tr.ID)
+		require.NoError(t, err)
+		digested, days, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		digested.CreatedAt, digested.UpdatedAt = want.CreatedAt, want.UpdatedAt
+		require.Equal(t, &want, digested)
+		require.Len(t, days, len(full))
+		for i := range full {
+			require.Equal(t, dayOf(&full[i]), days[i], "day %d", i+1)
+		}
+		require.Equal(t, "Camping du Lac", *days[0].Sleep)
+		require.Equal(t, []DayAlert{{Code: "steep_climb", Severity: "warning"}}, *days[0].Alerts)
+		require.NotNil(t, days[1].Alerts, "analysed, nothing found: an empty list")
+		require.Nil(t, days[2].Alerts, "never analysed: absent")
+
+		bare := newTrip(user, "trip-2", "No days yet", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, bare))
+		digested, days, err = s.Digest(ctx, bare.ID)
+		require.NoError(t, err)
+		require.Equal(t, bare.ID, digested.ID)
+		require.Empty(t, days)
+
+		digest := func(ctx context.Context, id string) (*Trip, error) { tr, _, err := s.Digest(ctx, id); return tr, err }
+		for _, read := range []func(context.Context, string) (*Trip, error){s.Get, s.Brief, digest} {
+			_, err := read(ctx, "00000000-0000-0000-0000-000000000000")
+			require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind)
+		}
+	})
+}
+
+func TestListCountsRidingDaysAndPages(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "lister@example.com")
+		other := readFixture(t, db, "other@example.com")
+		at := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+		may, june := "2031-05-01", "2031-06-10"
+		for i, title := range []string{"Alps 100%", "Jura", "Vosges_loop", "Alpine lakes", "Corsica"} {
+			start := &may
+			if i%2 == 1 {
+				start = &june
+			}
+			tr := newTrip(user, fmt.Sprintf("trip-%d", i), title, at.Add(time.Duration(i)*time.Hour), start, nil)
+			if i == 1 {
+				tr.ComputationStatus[ComputeAccommodations] = StatusRunning
+			}
+			require.NoError(t, s.Insert(ctx, tr))
+			if i == 0 {
+				require.NoError(t, s.ReplaceStages(ctx, tr.ID, fullStages(tr.ID)))
+			}
+		}
+		require.NoError(t, s.Insert(ctx, newTrip(other, "theirs", "Alps", at, &may, nil)))
+
+		cases := []struct {
+			name      string
+			filter    Filter
+			page, per int
+			wantIDs   []string
+			wantTotal int
+		}{
+			{"newest first", Filter{}, 1, 20, []string{"trip-4", "trip-3", "trip-2", "trip-1", "trip-0"}, 5},
+			{"a full page counts the rest", Filter{}, 1, 2, []string{"trip-4", "trip-3"}, 5},
+			{"a short last page", Filter{}, 3, 2, []string{"trip-0"}, 5},
+			{"past the end", Filter{}, 4, 2, nil, 5},
+			{"title, case-insensitive", Filter{Title: "alp"}, 1, 20, []string{"trip-3", "trip-0"}, 2},
+			{"percent matches itself", Filter{Title: "100%"}, 1, 20, []string{"trip-0"}, 1},
+			{"underscore matches itself", Filter{Title: "s_l"}, 1, 20, []string{"trip-2"}, 1},
+			{"start on or after", Filter{StartFrom: "2031-06-01"}, 1, 20, []string{"trip-3", "trip-1"}, 2},
+			{"malformed date ignored", Filter{StartFrom: "June"}, 1, 1, []string{"trip-4"}, 5},
+			{"nothing matches", Filter{Title: "Pyrenees"}, 1, 20, nil, 0},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				rows, total, err := s.List(ctx, user, tc.filter, tc.page, tc.per)
+				require.NoError(t, err)
+				var ids []string
+				for _, r := range rows {
+					ids = append(ids, r.Trip.ID)
+				}
+				require.Equal(t, tc.wantIDs, ids)
+				require.Equal(t, tc.wantTotal, total)
+			})
+		}
+
+		rows, _, err := s.List(ctx, user, Filter{Title: "100%"}, 1, 20)
+		require.NoError(t, err)
+		require.Len(t, rows, 1)
+		require.Equal(t, 2, rows[0].StageCount, "the rest day is not a riding day")
+		require.InDelta(t, 61.24+48.96, rows[0].TotalDistance, 1e-9)
+		require.Equal(t, "Alps 100%", *rows[0].Trip.Title)
+		require.Equal(t, StatusReady, rows[0].Trip.Status)
+		require.Equal(t, "analyzed", listStatus(&rows[0].Trip), "settled statuses, days stored")
+		rows, _, err = s.List(ctx, user, Filter{Title: "Jura"}, 1, 20)
+		require.NoError(t, err)
+		require.Zero(t, rows[0].StageCount)
+		require.Zero(t, rows[0].TotalDistance)
+		require.Equal(t, "analyzing", listStatus(&rows[0].Trip), "a computation still running")
+	})
+}
+
+// A remembered owner never changes an answer: a trip deleted meanwhile is
+// read as not found, and a refusal is asked again.
+func TestOwnsForRead(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "owner@example.com")
+		other := readFixture(t, db, "stranger@example.com")
+		id := "0190a6f0-0000-7000-8000-000000000001"
+
+		owns, err := s.OwnsForRead(ctx, user, id)
+		require.NoError(t, err)
+		require.False(t, owns, "no such trip yet")
+		require.NoError(t, s.Insert(ctx, newTrip(user, id, "Mine", time.Now().UTC(), nil, nil)))
+		owns, err = s.OwnsForRead(ctx, user, id)
+		require.NoError(t, err)
+		require.True(t, owns, "a no is not remembered")
+		owns, err = s.OwnsForRead(ctx, other, id)
+		require.NoError(t, err)
+		require.False(t, owns)
+
+		require.NoError(t, s.Delete(ctx, id))
+		owns, err = s.OwnsForRead(ctx, user, id)
+		require.NoError(t, err)
+		require.True(t, owns, "remembered")
+		_, _, err = s.Digest(ctx, id)
+		require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind, "the read itself answers not found")
+		_, err = s.Brief(ctx, id)
+		require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind)
+		owns, err = s.Owns(ctx, user, id)
+		require.NoError(t, err)
+		require.False(t, owns, "writes ask the database every time")
+	})
+}

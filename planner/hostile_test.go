@@ -1,0 +1,139 @@
+package planner_test
+
+import (
+	"bytes"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/planner/plannertest"
+	"cairn.dev/cairn/registry"
+)
+
+// violated lists the fields a problem body names, in order.
+func violated(body map[string]any) []string {
+	var out []string
+	vs, _ := body["violations"].([]any)
+	for _, v := range vs {
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, fmt.Sprint(m["field"]))
+		}
+	}
+	return out
+}
+
+// TestAbsurdNumbersAndNullsAreRefusedByName: a value outside its physical
+// range, or null for a field that cannot be null, is refused with 422 naming
+// the field, the same on both faces, and nothing is written (the version
+// stays).
+func TestAbsurdNumbersAndNullsAreRefusedByName(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	tests := []struct {
+		name, op string
+		args     map[string]any
+		stage    int // the day addressed, -1 for none
+		want     string
+	}{
+		{"an elevation of 1e308 on a new day", "stages.add", map[string]any{
+			"startPoint": map[string]any{"lat": 0, "lon": 1.8, "ele": 1e308}, "endPoint": map[string]any{"lat": 0, "lon": 2.2}}, -1, "startPoint.ele"},
+		{"an elevation of -1e308 on a day's end", "stages.update", map[string]any{
+			"endPoint": map[string]any{"lat": 0, "lon": 1, "ele": -1e308}}, 0, "endPoint.ele"},
+		{"a latitude past the pole", "stages.update", map[string]any{
+			"startPoint": map[string]any{"lat": 90.5, "lon": 1}}, 0, "startPoint.lat"},
+		{"a longitude past the antimeridian", "stages.add_waypoint", map[string]any{
+			"waypointLat": 0, "waypointLon": -180.01}, 0, "waypointLon"},
+		{"a chosen latitude of 1e308", "stages.choose_accommodation", map[string]any{
+			"selectedAccommodationLat": 1e308, "selectedAccommodationLon": 0}, 0, "selectedAccommodationLat"},
+		{"an elevation penalty of 1e308", "trips.update_settings", map[string]any{"elevationPenalty": 1e308}, -1, "elevationPenalty"},
+		{"a null average speed", "trips.update_settings", map[string]any{"averageSpeed": nil}, -1, "averageSpeed"},
+		{"a null source", "trips.update_settings", map[string]any{"sourceUrl": nil}, -1, "sourceUrl"},
+		{"null accommodation types", "trips.update_settings", map[string]any{"enabledAccommodationTypes": nil}, -1, "enabledAccommodationTypes"},
+		{"a null elevation of a day's end", "stages.update", map[string]any{
+			"endPoint": map[string]any{"lat": 0, "lon": 1, "ele": nil}}, 0, "endPoint.ele"},
+		{"a null distance", "stages.update", map[string]any{"distance": nil}, 0, "distance"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			op, ok := a.Server.Registry.Lookup(tt.op)
+			require.True(t, ok, tt.op)
+			e := newEnv(t, a) // uploads are limited per user
+			var bodies []map[string]any
+			for _, via := range []string{"http", "mcp"} {
+				r := stageReq(t, e, 200, map[string]any{"startDate": day(30)}, tt.stage, nil)
+				r.Op, r.Token, r.Args = op, e.token, tt.args
+				if op.Precondition != registry.RequireVersion {
+					r.Version = nil
+				}
+				var out apptest.Outcome
+				if via == "http" {
+					out = a.ViaHTTP(t, r)
+				} else {
+					out = a.ViaMCP(t, e.mcp, r)
+				}
+				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %s", via, out.Raw)
+				require.Contains(t, violated(out.Body), tt.want, "%s: the refusal names the field: %s", via, out.Raw)
+				if r.Version != nil {
+					require.Equal(t, *r.Version, *e.version(t, r.Vars["id"]), "%s: nothing was written", via)
+				}
+				bodies = append(bodies, out.Body)
+			}
+			require.Equal(t, bodies[0]["violations"], bodies[1]["violations"], "the same refusal on both faces")
+		})
+	}
+}
+
+// TestUploadRefusesExtraAndRepeatedParts: a file part the upload does not
+// declare, the GPX file sent twice, or a setting sent twice is refused by
+// name, and no trip is made.
+func TestUploadRefusesExtraAndRepeatedParts(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	var g bytes.Buffer
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Parts", Points: plannertest.Line(120)}))
+	type part struct{ name, file, value string }
+	gpxPart := part{name: "gpxFile", file: "a.gpx"}
+	tests := []struct {
+		name  string
+		parts []part
+		want  string
+	}{
+		{"an undeclared file part", []part{gpxPart, {name: "other", file: "b.gpx"}}, "other"},
+		{"the GPX file twice", []part{gpxPart, {name: "gpxFile", file: "b.gpx"}}, "gpxFile"},
+		{"a setting twice", []part{gpxPart, {name: "averageSpeed", value: "20"}, {name: "averageSpeed", value: "30"}}, "averageSpeed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, a)
+			var buf bytes.Buffer
+			w := multipart.NewWriter(&buf)
+			for _, p := range tt.parts {
+				if p.file == "" {
+					require.NoError(t, w.WriteField(p.name, p.value))
+					continue
+				}
+				h := textproto.MIMEHeader{}
+				h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, p.name, p.file))
+				h.Set("Content-Type", "application/gpx+xml")
+				pw, err := w.CreatePart(h)
+				require.NoError(t, err)
+				_, _ = pw.Write(g.Bytes())
+			}
+			require.NoError(t, w.Close())
+			res := a.Do(t, http.MethodPost, "/trips/gpx-upload", e.token, buf.String(), "Content-Type", w.FormDataContentType())
+			require.Equal(t, http.StatusUnprocessableEntity, res.Status, string(res.Body))
+			require.Contains(t, violated(res.JSON(t)), tt.want, string(res.Body))
+			list := a.Do(t, http.MethodGet, "/trips", e.token, nil)
+			require.Equal(t, http.StatusOK, list.Status)
+			require.EqualValues(t, 0, list.JSON(t)["totalItems"], "no trip was made")
+		})
+	}
+}
