@@ -63,6 +63,11 @@ type Product struct {
 	Description  string // the OpenAPI document's description
 	Instructions string // what an MCP client is told about the server
 	Modules      []Module
+	// OwnAuthorizationServer says that a module serves an OAuth
+	// authorization server at the server's own URL (its metadata at
+	// /.well-known/oauth-authorization-server): the protected resource
+	// metadata names it as the issuer of tokens.
+	OwnAuthorizationServer bool
 }
 
 // Keys are the product's configuration keys, for config.Load.
@@ -338,6 +343,7 @@ type mountParams struct {
 	Chain   *guards.Chain
 	Auth    guards.Authenticator
 	Server  *Server
+	Infra   []registry.Infrastructure `group:"infrastructure"`
 }
 
 // mount serves both faces of the checked registry, and the listener.
@@ -354,15 +360,22 @@ func mount(p mountParams) {
 		&mcp.ServerOptions{Instructions: p.Product.Instructions, Logger: p.Log.With("component", "mcp")})
 	s.MCP = tools.New(mcpServer, p.Chain, p.HTTP.Schemas, p.Log)
 	s.MCP.Mount(reg)
+	s.MCP.ListCallable(p.Auth)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, Logger: p.Log.With("component", "mcp")})
 	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
+	res := newResource(reg, s.URL, p.Product.OwnAuthorizationServer)
 	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),
-		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, requireBearer(p.Auth, mcpHandler)))))
+		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, res.gate(p.Auth, mcpHandler)))))
 
 	operations.MountDocs(p.HTTP.Mux)
 	mountHealth(p.HTTP.Mux, p.DB, p.Redis)
-	s.Handler = withRequestID(logRequests(p.Log, p.HTTP.Mux))
+	res.mount(p.HTTP.Mux)
+	for _, in := range p.Infra {
+		p.HTTP.Mux.Handle(in.Pattern, operations.WithClientAddress(proxies, in.Handler))
+	}
+	s.Handler = withRequestID(logRequests(p.Log, withCORS(origins,
+		operations.WithResourceMetadata(func() string { return s.URL() + MetadataPath }, p.HTTP.Mux))))
 
 	srv := &http.Server{Handler: s.Handler, ReadHeaderTimeout: 10 * time.Second}
 	p.LC.Append(fx.Hook{

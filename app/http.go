@@ -16,24 +16,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"cairn.dev/cairn/app/config"
-	"cairn.dev/cairn/guards"
-	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/registry"
 )
-
-// requireBearer refuses an MCP request without a valid token with the same
-// 401 problem the HTTP API gives, before any session exists. The guard
-// chain authenticates every tool call again, by the same store.
-func requireBearer(tokens guards.Authenticator, next http.Handler) http.Handler {
-	auth := guards.Authenticate{Tokens: tokens}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := auth.Principal(r.Context(), registry.BearerCredential(r.Header.Get("Authorization"))); err != nil {
-			operations.WriteProblem(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
 
 // mountHealth serves liveness and readiness. They are infrastructure, not
 // operations: public, and outside the registry.

@@ -46,7 +46,9 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 		if err := g.Store.Consume(ctx, c.ConfirmationToken, c.UserID(), c.Op.ID, digest); err != nil {
 			if errors.Is(err, ErrTokenRefused) {
 				return &registry.Error{Kind: registry.KindConflict, Code: "confirmation_refused",
-					Detail: "the confirmation token is unknown, used, expired or was issued for other arguments; call again without it to get a fresh one"}
+					Detail: "the confirmation token is unknown, used, expired or was issued for other arguments; " +
+						c.ByFace("send the request again without the Confirmation-Token header to get a fresh one",
+							"call the tool again without confirmationToken to get a fresh one")}
 			}
 			return registry.Internal(err)
 		}

@@ -135,6 +135,6 @@ func (g Idempotency) Check(ctx context.Context, c *registry.Call, next Next) err
 	if err != nil {
 		return err
 	}
-	c.Output = out
+	c.Output, c.Replayed = out, true
 	return nil
 }

@@ -68,6 +68,7 @@ func (g RateLimit) Check(ctx context.Context, c *registry.Call, next Next) error
 			Kind:       registry.KindRateLimited,
 			Detail:     "too many calls of this operation; wait before trying again",
 			RetryAfter: int(math.Max(1, math.Ceil(wait.Seconds()))),
+			Rule:       &r,
 		}
 	}
 	return next(ctx, c)

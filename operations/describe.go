@@ -31,7 +31,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	for _, v := range op.URIVariables() {
 		hop.Parameters = append(hop.Parameters, &huma.Param{
 			Name: v, In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
-			Description: "Id of the " + strings.TrimSuffix(v, "Id") + ".",
+			Description: "Id of the " + op.VariableNoun(v) + ".",
 		})
 	}
 	in := f.inputSchema(op)

@@ -32,6 +32,12 @@ import (
 const (
 	HeaderIdempotencyKey    = "Idempotency-Key"
 	HeaderConfirmationToken = "Confirmation-Token"
+	// HeaderRateLimitPolicy and HeaderRateLimit describe the limit a 429
+	// reached, beside Retry-After.
+	HeaderRateLimitPolicy = "RateLimit-Policy"
+	HeaderRateLimit       = "RateLimit"
+	// HeaderIdempotentReplayed marks an answer that replays a first creation.
+	HeaderIdempotentReplayed = "Idempotent-Replayed"
 )
 
 // DefaultMaxBody bounds a JSON body when no limit is configured.
@@ -133,6 +139,10 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
 			c.Refused = append(refused, f.repeatedFields(op, form)...)
 			slices.SortFunc(c.Refused, func(a, b registry.Violation) int { return strings.Compare(a.Field, b.Field) })
+		case !jsonMediaType(hc.Header("Content-Type")) && hc.Header("Content-Length") != "0":
+			// Nothing is read of a body that says it is not JSON.
+			writeUnsupportedMediaType(hc, c)
+			return
 		default:
 			var tooLarge bool
 			c.Args, c.Unreadable, tooLarge = readBody(hc, f.maxBody)
@@ -141,7 +151,12 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 				return
 			}
 		}
-		if im := hc.Header("If-Match"); im != "" {
+		switch im := strings.TrimSpace(hc.Header("If-Match")); im {
+		case "":
+		case "*":
+			c.AnyVersion = true
+		default:
+			c.WeakVersion = strings.HasPrefix(im, "W/")
 			c.ExpectedVersion, c.VersionMalformed = parseETag(im)
 		}
 		c.IdempotencyKey = hc.Header(HeaderIdempotencyKey)
@@ -157,6 +172,49 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			f.writeOutput(hc, c, c.Output)
 		}
 	}
+}
+
+// UnsupportedMediaType is the problem type of a body that is not JSON.
+const UnsupportedMediaType = registry.ProblemTypeBase + "unsupported-media-type"
+
+// jsonMediaType reports whether a Content-Type is JSON (application/json,
+// or a +json type such as application/merge-patch+json). A request that
+// names none is read as JSON.
+func jsonMediaType(ct string) bool {
+	if strings.TrimSpace(ct) == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// writeUnsupportedMediaType answers 415 naming the media types accepted
+// (RFC 9110 §15.5.16; Accept-Patch for a PATCH, RFC 5789). It comes before
+// authentication, as the size limit does: it says nothing of any record.
+func writeUnsupportedMediaType(hc huma.Context, c *registry.Call) {
+	accepted := "application/json"
+	if c.Op.HTTP.Method == http.MethodPatch {
+		accepted = "application/merge-patch+json, application/json"
+		hc.SetHeader("Accept-Patch", accepted)
+	}
+	hc.SetHeader("Accept", accepted)
+	writeJSON(hc, http.StatusUnsupportedMediaType, "application/problem+json", registry.Problem{
+		Type: UnsupportedMediaType, Title: http.StatusText(http.StatusUnsupportedMediaType),
+		Status: http.StatusUnsupportedMediaType, RequestID: c.RequestID,
+		Detail: "the request body must be JSON (" + accepted + ")",
+	})
+}
+
+// noneMatch reports whether an If-None-Match list names etag, compared
+// weakly as RFC 9110 §13.1.2 asks, or is "*".
+func noneMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // parseETag reads "3", W/"3" or 3. Anything else is marked malformed, and
@@ -287,8 +345,20 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		_ = d.WriteFile(hc.BodyWriter()) // the status is sent: a failure can only cut the file short
 		return
 	}
+	if pg, ok := out.(registry.Page); ok {
+		writePage(hc, op.HTTP.Status, pg)
+		return
+	}
 	if v, ok := out.(registry.Versioned); ok {
-		hc.SetHeader("ETag", strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10)))
+		etag := strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10))
+		hc.SetHeader("ETag", etag)
+		if op.HTTP.Method == http.MethodGet && noneMatch(hc.Header("If-None-Match"), etag) {
+			hc.SetStatus(http.StatusNotModified)
+			return
+		}
+	}
+	if c.Replayed {
+		hc.SetHeader(HeaderIdempotentReplayed, "true")
 	}
 	status := op.HTTP.Status
 	if cs, ok := out.(registry.CookieSetter); ok {
@@ -353,7 +423,7 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	case registry.KindUnavailable:
 		f.log.WarnContext(hc.Context(), "operation refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
-	for k, v := range problemHeaders(e) {
+	for k, v := range problemHeaders(hc.Context(), e, hc.Header("Authorization") != "") {
 		hc.SetHeader(k, v)
 	}
 	p := e.Problem()
@@ -362,15 +432,21 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 }
 
 // problemHeaders are what a refusal carries besides its body: the bearer
-// challenge of a 401 or 403, the wait of a 429 or a 503.
-func problemHeaders(e *registry.Error) map[string]string {
+// challenge of a 401 or 403 (BearerChallenge), the wait of a 429 or a 503.
+func problemHeaders(ctx context.Context, e *registry.Error, tokenSent bool) map[string]string {
 	switch e.Kind {
-	case registry.KindUnauthenticated:
-		return map[string]string{"WWW-Authenticate": `Bearer realm="cairn"`}
-	case registry.KindForbidden:
-		return map[string]string{"WWW-Authenticate": `Bearer realm="cairn", error="insufficient_scope", scope="` + string(e.Scope) + `"`}
+	case registry.KindUnauthenticated, registry.KindForbidden:
+		return map[string]string{"WWW-Authenticate": BearerChallenge(ctx, e, tokenSent)}
 	case registry.KindRateLimited:
-		return map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
+		h := map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
+		if r := e.Rule; r != nil {
+			// draft-ietf-httpapi-ratelimit-headers: the policy reached, and
+			// nothing left of it until the wait is over.
+			name := strconv.Quote(r.PolicyName())
+			h[HeaderRateLimitPolicy] = fmt.Sprintf("%s;q=%d;w=%d", name, r.Limit, int(r.Window.Seconds()))
+			h[HeaderRateLimit] = fmt.Sprintf("%s;r=0;t=%d", name, e.RetryAfter)
+		}
+		return h
 	case registry.KindUnavailable:
 		if e.RetryAfter > 0 {
 			return map[string]string{"Retry-After": strconv.Itoa(e.RetryAfter)}
@@ -384,7 +460,7 @@ func problemHeaders(e *registry.Error) map[string]string {
 // the request's id.
 func WriteProblem(w http.ResponseWriter, r *http.Request, err error) {
 	e := registry.AsError(err)
-	for k, v := range problemHeaders(e) {
+	for k, v := range problemHeaders(r.Context(), e, r.Header.Get("Authorization") != "") {
 		w.Header().Set(k, v)
 	}
 	writeProblem(w, r, e.Problem())
@@ -510,4 +586,26 @@ func (f *Face) writeStream(hc huma.Context, c *registry.Call, st registry.Stream
 		start() // a stream that ended before its first event: an empty one
 		flush()
 	}
+}
+
+// pagePolicy lets a page run its own inline script and style and talk to
+// this server only: nothing is loaded from elsewhere, nothing may frame it.
+const pagePolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// writePage sends a page inline, never cached: it may hold what a link
+// carried.
+func writePage(hc huma.Context, status int, pg registry.Page) {
+	var b bytes.Buffer
+	if err := pg.WritePage(&b); err != nil {
+		hc.SetStatus(http.StatusInternalServerError)
+		return
+	}
+	hc.SetHeader("Content-Type", "text/html; charset=utf-8")
+	hc.SetHeader("Content-Security-Policy", pagePolicy)
+	hc.SetHeader("Cache-Control", "no-store")
+	hc.SetHeader("Referrer-Policy", "no-referrer")
+	hc.SetHeader("X-Content-Type-Options", "nosniff")
+	hc.SetStatus(status)
+	_, _ = hc.BodyWriter().Write(b.Bytes())
 }

@@ -219,5 +219,29 @@ func violationOf(e error) registry.Violation {
 	if field == "" {
 		field = "arguments"
 	}
-	return registry.Violation{Field: field, Reason: d.Message}
+	return registry.Violation{Field: field, Reason: clipQuoted(d.Message, d.Value)}
 }
+
+// clipQuoted cuts every quotation of the caller's value in a huma message
+// at registry.MaxQuote runes: a format message quotes the value whole, a
+// parse error inside it quotes it again (a 1,500-character address came back
+// twice). A message still quoting more than that of the value, escaped in a
+// way not recognised here, keeps only its wording before the first colon.
+func clipQuoted(msg string, value any) string {
+	v, ok := value.(string)
+	if !ok || len([]rune(v)) <= registry.MaxQuote {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, strconv.Quote(v), registry.Quote(v))
+	msg = strings.ReplaceAll(msg, v, registry.Clip(v))
+	if len([]rune(msg)) > registry.MaxQuote+maxWording {
+		if head, _, ok := strings.Cut(msg, ":"); ok {
+			return head
+		}
+		return string([]rune(msg)[:registry.MaxQuote+maxWording]) + "…"
+	}
+	return msg
+}
+
+// maxWording is the room a message has beside the clipped value.
+const maxWording = 160

@@ -3,6 +3,7 @@ package operations_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,5 +54,42 @@ func TestCheckArgumentsNamesWhatItRefuses(t *testing.T) {
 			got = append(got, v.Field)
 		}
 		require.Equal(t, tt.want, got, tt.name)
+	}
+}
+
+type site struct {
+	URL  string `json:"url" format:"uri" doc:"An address."`
+	Name string `json:"name" pattern:"^[a-z]+$" doc:"A name."`
+}
+
+// TestRefusalsClipTheCallersValue: a caller's value never comes back beyond
+// registry.MaxQuote characters, whichever message quotes it (a format check
+// quotes it whole, and its parse error again).
+func TestRefusalsClipTheCallersValue(t *testing.T) {
+	t.Parallel()
+	s := operations.NewSchemas(operations.NewSchemaRegistry())
+	op := &registry.Operation{ID: "x.create", InputType: reflect.TypeFor[site]()}
+	long := "https://exa mple.com/" + strings.Repeat("a", 1500)
+	tests := []struct {
+		name string
+		give map[string]any
+	}{
+		{"an address that does not parse", map[string]any{"url": long, "name": "ok"}},
+		{"a name off its pattern", map[string]any{"url": "https://example.com", "name": strings.Repeat("B", 1500)}},
+	}
+	for _, tt := range tests {
+		args := map[string]json.RawMessage{}
+		for k, v := range tt.give {
+			raw, err := json.Marshal(v)
+			require.NoError(t, err)
+			args[k] = raw
+		}
+		vs := s.CheckArguments(op, args)
+		require.NotEmpty(t, vs, tt.name)
+		for _, v := range vs {
+			require.NotContains(t, v.Reason, strings.Repeat("a", registry.MaxQuote+1), tt.name)
+			require.NotContains(t, v.Reason, strings.Repeat("B", registry.MaxQuote+1), tt.name)
+			require.LessOrEqual(t, len(v.Reason), registry.MaxQuote*4+200, "%s: %s", tt.name, v.Reason)
+		}
 	}
 }

@@ -87,6 +87,9 @@ var accountFixtures = conformance.Fixtures{
 	"auth.verify": {Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
 		return apptest.Request{Args: map[string]any{"token": magicToken(t, a, u)}}
 	}, Invalid: withArgs(map[string]any{"token": " "})},
+	"auth.verify_page": {Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"token": magicToken(t, a, u)}}
+	}},
 	"auth.refresh": {Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
 		return apptest.Request{Args: map[string]any{"refresh_token": refreshToken(t, a, u)}}
 	}, Invalid: withArgs(map[string]any{"refresh_token": ""})},

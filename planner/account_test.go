@@ -13,6 +13,7 @@ import (
 
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/app/conformance"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/modules/mail/mailtest"
@@ -312,4 +313,29 @@ func TestDeletionReachesAnotherReplica(t *testing.T) {
 	// With no cache the other replica refuses at once; with one, within its TTL.
 	require.Equal(t, http.StatusUnauthorized, second.Do(t, http.MethodGet, "/trips", access, nil).Status)
 	require.Equal(t, http.StatusUnauthorized, refresh(t, second, refreshTok).Status)
+}
+
+// TestTheMailedLinkOpensASignInPage: the link a person receives opens a
+// page (served whole, loading nothing from elsewhere) that consumes
+// nothing until its button posts the token; a token of another shape is
+// not found, as any unknown record.
+func TestTheMailedLinkOpensASignInPage(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	u := conformance.NewUser(t, a.App)
+	link := magicToken(t, a.App, u)
+	page := a.Do(t, http.MethodGet, "/auth/verify/"+link, "", nil)
+	require.Equal(t, http.StatusOK, page.Status, string(page.Body))
+	require.Equal(t, "text/html; charset=utf-8", page.Header.Get("Content-Type"))
+	require.Contains(t, page.Header.Get("Content-Security-Policy"), "default-src 'none'")
+	require.Contains(t, string(page.Body), `data-token="`+link+`"`)
+	require.NotContains(t, string(page.Body), "https://", "nothing is loaded from elsewhere")
+
+	res := a.Do(t, http.MethodPost, "/auth/verify", "", map[string]any{"token": link})
+	require.Equal(t, http.StatusOK, res.Status, "opening the page consumed nothing: %s", res.Body)
+
+	for _, bad := range []string{"not-a-link", strings.Repeat("Z", 64)} {
+		res := a.Do(t, http.MethodGet, "/auth/verify/"+bad, "", nil)
+		require.Equal(t, http.StatusNotFound, res.Status, bad)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/oauth"
 	"cairn.dev/cairn/modules/placesearch"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/trips"
@@ -85,6 +86,7 @@ func Product() app.Product {
 			"then read it with get_trip (partial: true while the days are computed; poll again later). " +
 			"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
 			"and a confirmationToken first, and act when called again with it and the same arguments.",
+		OwnAuthorizationServer: true,
 		Modules: []app.Module{
 			{Name: "settings", Options: fx.Provide(Decode)},
 			{
@@ -105,6 +107,15 @@ func Product() app.Product {
 						fx.Annotate(func(s *trips.Store) accounts.Holder { return trips.NewAccountData(s) }, fx.ResultTags(`group:"account_holders"`)))),
 				Migrations: []migrations.Source{trips.Migrations, poi.Migrations},
 				Keys:       tripKeys,
+			},
+			{
+				// The OAuth authorization server for MCP clients; its
+				// issuer is this server.
+				Name: "oauth",
+				Options: fx.Options(oauth.Module,
+					fx.Provide(func(s *app.Server) oauth.Issuer { return s.URL },
+						func(l guards.Limiter) oauth.Limiter { return l })),
+				Migrations: []migrations.Source{oauth.Migrations},
 			},
 			{
 				Name:    "placesearch",

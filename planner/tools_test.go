@@ -9,18 +9,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/modules/route/export"
 	"cairn.dev/cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/planner/plannertest"
 )
 
 // TestToolsList: exactly the thirteen tools of ADR-080 (their names in
-// testdata/tools.names.golden), each with all four hints stated and every
-// argument described; the whole answer is kept in testdata/tools.golden.json
-// so a change to the agent surface is reviewed.
+// testdata/tools.names.golden), each with a title, all four hints stated
+// and every argument described, the whole answer within 12,000 bytes (a
+// model pays for it in every conversation); the whole answer is kept in
+// testdata/tools.golden.json so a change to the agent surface is reviewed.
 func TestToolsList(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
@@ -45,7 +48,7 @@ func TestToolsList(t *testing.T) {
 		require.NoError(t, json.Unmarshal(raw, &schema))
 		require.NotNil(t, schema.AdditionalProperties, tool.Name)
 		require.False(t, *schema.AdditionalProperties, "%s publishes exactly its arguments", tool.Name)
-		require.NotNil(t, tool.OutputSchema, "%s has an output schema", tool.Name)
+		require.NotEmpty(t, tool.Title, "%s has a title", tool.Name)
 		for arg, p := range schema.Properties {
 			require.NotEmpty(t, p["description"], "%s.%s has a description", tool.Name, arg)
 		}
@@ -56,11 +59,41 @@ func TestToolsList(t *testing.T) {
 	raw, err := json.MarshalIndent(res.Tools, "", "  ")
 	require.NoError(t, err)
 	golden(t, "tools.golden.json", append(raw, '\n'))
+	wire, err := json.Marshal(res)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(wire), 12_000, "tools/list is %d bytes", len(wire))
+}
+
+// TestToolsListedByScope: a token lists only the tools it may call; a
+// read-only token lists the reads alone.
+func TestToolsListedByScope(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	all := map[string]bool{}
+	for _, ops := range a.Server.Registry.Tools() {
+		all[ops[0].Tool.Name] = ops[0].Hints.ReadOnly
+	}
+	mc := a.MCP(t, a.Token(t, "reader@example.com", scopes.TripsRead))
+	res, err := mc.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Tools)
+	for _, tool := range res.Tools {
+		require.True(t, tool.Annotations.ReadOnlyHint, "%s is listed to a read-only token", tool.Name)
+	}
+	reads := 0
+	for _, ro := range all {
+		if ro {
+			reads++
+		}
+	}
+	require.Len(t, res.Tools, reads, "every read is listed")
+	require.Less(t, len(res.Tools), len(all))
 }
 
 // TestDigestOfThirtyDaysFitsTheBudget: get_trip of a 30-day trip stays
-// within 6 KB, whole: a digest over budget is a fault in the digest, never
-// a reason to cut days off.
+// within 6 KB, whole, and the whole result on the wire (text content
+// beside it) within 8,000 bytes: a digest over budget is a fault in the
+// digest, never a reason to cut days off.
 func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
@@ -80,4 +113,12 @@ func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	raw, err := json.Marshal(got.Structured)
 	require.NoError(t, err)
 	require.LessOrEqual(t, len(raw), 6*1024, fmt.Sprintf("the digest is %d bytes", len(raw)))
+	res, err := e.mcp.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_trip", Arguments: map[string]any{"id": id}})
+	require.NoError(t, err)
+	wire, err := json.Marshal(res)
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(wire), 8_000, fmt.Sprintf("the result is %d bytes on the wire", len(wire)))
+	require.Contains(t, got.Text, "id: "+id, "the text renders the fields")
+	require.Contains(t, got.Text, "days: 30 rows", "the text says where the days are")
+	require.NotContains(t, got.Text, `{"`, "the text does not repeat the JSON")
 }

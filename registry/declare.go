@@ -90,8 +90,11 @@ func (m Motive) String() string {
 type ToolSpec struct {
 	Name        string
 	Description string
-	Action      string // non-empty when the tool groups several operations
-	Motive      Motive
+	// Title is the tool's display name; without one the MCP face derives
+	// it from the operation's summary (or, for a grouped tool, its name).
+	Title  string
+	Action string // non-empty when the tool groups several operations
+	Motive Motive
 }
 
 // Tool declares the MCP tool serving an operation.
@@ -103,6 +106,9 @@ func Tool(name, description string) ToolSpec {
 func ToolAction(name, description, action string) ToolSpec {
 	return ToolSpec{Name: name, Description: description, Action: action}
 }
+
+// Titled returns the spec with a display title.
+func (t ToolSpec) Titled(title string) ToolSpec { t.Title = title; return t }
 
 // NotATool declares that an operation is HTTP only, for one motive.
 func NotATool(m Motive) ToolSpec { return ToolSpec{Motive: m} }
@@ -273,6 +279,18 @@ func (r RateRule) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// PolicyName names the limit as the RateLimit headers do: what it counts
+// calls by ("user", "address", or the argument's name).
+func (r RateRule) PolicyName() string {
+	switch r.Key {
+	case KeyAddress:
+		return "address"
+	case KeyArgument:
+		return r.Arg
+	}
+	return "user"
+}
+
 // NoRateLimit declares an operation without its own limit.
 var NoRateLimit = RateRule{none: true}
 
@@ -428,6 +446,14 @@ type Download interface {
 	ContentType() string
 	FileName() string
 	WriteFile(w io.Writer) error
+}
+
+// Page is implemented by outputs that are documents a person's browser
+// shows (the page a mailed sign-in link opens): the HTTP face sends them
+// inline, as HTML, under a policy that lets them load nothing from
+// elsewhere. An operation answering one is never a tool.
+type Page interface {
+	WritePage(w io.Writer) error
 }
 
 // ThirdParty is implemented by outputs that carry text written by third

@@ -82,6 +82,7 @@ type Error struct {
 	Detail     string      // what happened and what to do next, for a person or a model
 	Violations []Violation // for KindInvalid and named argument refusals
 	RetryAfter int         // seconds, for KindRateLimited and KindUnavailable
+	Rule       *RateRule   // for KindRateLimited: the limit reached
 	Scope      Scope       // the missing scope, for KindForbidden
 	Err        error       // the cause; logged, never shown
 }

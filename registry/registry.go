@@ -84,6 +84,26 @@ func (o *Operation) URIVariables() []string {
 
 var pathVar = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_]*)\}`)
 
+// VariableNoun names what the URI variable v identifies, for its
+// description: the path segment before it, singular ("/trips/{id}" gives
+// "trip"), or v without its "Id" suffix when no segment precedes it.
+func (o *Operation) VariableNoun(v string) string {
+	segs := strings.Split(strings.Trim(o.HTTP.Path, "/"), "/")
+	for i, s := range segs {
+		if s == "{"+v+"}" && i > 0 && !strings.HasPrefix(segs[i-1], "{") {
+			noun := segs[i-1]
+			switch {
+			case strings.HasSuffix(noun, "ies"):
+				return strings.TrimSuffix(noun, "ies") + "y"
+			case strings.HasSuffix(noun, "s"):
+				return strings.TrimSuffix(noun, "s")
+			}
+			return noun
+		}
+	}
+	return strings.TrimSuffix(v, "Id")
+}
+
 // Add declares op in reg. Problems are collected and reported by Check, so
 // that start-up names every broken declaration at once.
 func Add[I, O any](reg *Registry, op Op[I, O]) {
@@ -353,6 +373,10 @@ type Principal struct {
 	UserID string
 	Email  string
 	Scopes []Scope
+	// Resource is the resource the token was issued for (RFC 8707), such
+	// as the MCP endpoint's URL; "" for a token valid at every resource of
+	// this server (a personal access token).
+	Resource string
 }
 
 // Has reports whether the principal carries scope s.
@@ -424,6 +448,9 @@ type Call struct {
 
 	ExpectedVersion   *int64          // If-Match, or the "version" argument
 	VersionMalformed  bool            // an expected version was sent that is not an integer
+	AnyVersion        bool            // If-Match: *: whatever version is current
+	WeakVersion       bool            // If-Match named a weak tag (W/"3"), which never matches
+	Replayed          bool            // set by idempotency when the answer replays a first creation
 	IdempotencyKey    string          // Idempotency-Key, or "idempotencyKey"
 	KeyDerived        bool            // the key was derived server-side from the arguments
 	ConfirmationToken string          // the confirmation header, or "confirmationToken"
@@ -449,6 +476,16 @@ type ConfirmationRequest struct {
 
 // Var returns the URI variable v.
 func (c *Call) Var(v string) string { return c.Vars[v] }
+
+// ByFace picks the wording of the call's face: what comes next is said in
+// each face's own vocabulary (a request and its headers on HTTP, a tool and
+// its arguments on MCP), so an HTTP body never names a tool.
+func (c *Call) ByFace(http, mcp string) string {
+	if c.Face == FaceMCP {
+		return mcp
+	}
+	return http
+}
 
 // UserID is the authenticated user's id ("" before authenticate).
 func (c *Call) UserID() string {

@@ -75,7 +75,7 @@ var Keys = []Key{
 	{"job_timeout", "1m", "how long a background job may run before it is cancelled and retried (a worker may set its own)"},
 	{"job_rescue_after", "90s", "how long a job may stay running before another process takes it over (its own died); more than job_timeout"},
 	{"stream_recheck", "5s", "how often an open event stream checks its token again, and closes once it is revoked or expired; at most the token cache's lifetime"},
-	{"allowed_origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call /mcp, besides the server's own; other origins get 403"},
+	{"allowed_origins", "", "comma-separated origins (scheme://host[:port]) whose pages may call the API (CORS) and /mcp, besides the server's own; other origins get 403 on /mcp and no CORS headers"},
 	{"metrics_addr", "", "address of the Prometheus listener serving /metrics, apart from the API; empty: no metrics listener"},
 	{"trusted_proxies", "", "comma-separated addresses or ranges (10.0.0.0/8) of reverse proxies whose X-Forwarded-For names the caller, for per-address limits; empty: the connection's peer is the caller"},
 }

@@ -9,13 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
-
-	"go.uber.org/fx"
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
@@ -101,32 +97,18 @@ func serve(cfg config.Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var srv *app.Server
 	var store *accounts.Store
-	fxApp := fx.New(app.Options(planner.Product(), cfg, log), fx.Populate(&srv, &store))
-	if err := fxApp.Err(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := fxApp.Start(ctx); err != nil {
-		return err
-	}
-	if cfg.Dev {
+	return app.Serve(planner.Product(), cfg, log, func(ctx context.Context, srv *app.Server) error {
+		if !cfg.Dev {
+			return nil
+		}
 		tok, err := planner.DevToken(ctx, store, srv.Registry, settings.DevEmail)
 		if err != nil {
-			_ = fxApp.Stop(context.Background())
 			return fmt.Errorf("development user: %w", err)
 		}
 		planner.PrintWelcome(stdout, srv.URL(), settings.DevEmail, tok)
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	got := <-sig
-	log.Info("shutting down", "signal", got.String(), "grace", cfg.ShutdownGrace)
-	stopCtx, stop := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
-	defer stop()
-	return fxApp.Stop(stopCtx)
+		return nil
+	}, &store)
 }
 
 func migrate(cfg config.Config, stdout io.Writer) error {

@@ -80,6 +80,7 @@ type accessToken struct {
 	CreatedAt time.Time  `bun:"created_at"`
 	ExpiresAt *time.Time `bun:"expires_at"`
 	RevokedAt *time.Time `bun:"revoked_at"`
+	Resource  string     `bun:"resource"` // RFC 8707 audience; "" for every resource of this server
 }
 
 // Vocabulary is what the store checks a token's scopes against: the
@@ -115,7 +116,7 @@ const maxCached = 10_000
 // registry, filled before any token is created).
 func NewStore(db *bun.DB, vocab *registry.Registry) *Store {
 	return &Store{db: db, vocab: vocab, cache: map[string]cached{}, lookup: storage.Prepare(db,
-		`SELECT t.user_id, u.email, t.scopes, t.expires_at, t.revoked_at, u.deleted_at
+		`SELECT t.user_id, u.email, t.scopes, t.expires_at, t.revoked_at, u.deleted_at, t.resource
 		 FROM access_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = ?`)}
 }
 
@@ -150,6 +151,12 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (*User, bool, erro
 // CreateToken mints a token for the user with the given scopes and returns
 // the secret, which is never stored and cannot be shown again.
 func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration) (string, error) {
+	return s.CreateBoundToken(ctx, userID, name, scs, ttl, "")
+}
+
+// CreateBoundToken is CreateToken for a token accepted only at resource
+// (RFC 8707 audience, e.g. the MCP endpoint's URL); "" binds it to none.
+func (s *Store) CreateBoundToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration, resource string) (string, error) {
 	if len(scs) == 0 {
 		return "", fmt.Errorf("a token needs at least one scope (%s)", joinScopes(s.vocab.Scopes()))
 	}
@@ -166,7 +173,7 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []regi
 	now := time.Now().UTC()
 	t := &accessToken{
 		ID: uuid.Must(uuid.NewV7()).String(), UserID: userID, Name: name,
-		TokenHash: hashToken(secret), Scopes: joinScopes(scs), CreatedAt: now,
+		TokenHash: hashToken(secret), Scopes: joinScopes(scs), CreatedAt: now, Resource: resource,
 	}
 	if ttl > 0 {
 		exp := now.Add(ttl)
@@ -205,7 +212,7 @@ func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.
 		scs                         string
 		expires, revoked, deletedAt storage.NullTime
 	)
-	err = row.Scan(&p.UserID, &p.Email, &scs, &expires, &revoked, &deletedAt)
+	err = row.Scan(&p.UserID, &p.Email, &scs, &expires, &revoked, &deletedAt, &p.Resource)
 	if storage.NoRows(err) {
 		return nil, nil
 	}
@@ -274,4 +281,12 @@ func (s *Store) IssueToken(ctx context.Context, email string, scs []registry.Sco
 		return "", err
 	}
 	return s.CreateToken(ctx, u.ID, "issued", scs, 0)
+}
+
+// RevokeSecret revokes the token whose secret this is, whoever holds it
+// (OAuth revocation, RFC 7009: the secret is the proof); an unknown or
+// already revoked secret revokes nothing, without error.
+func (s *Store) RevokeSecret(ctx context.Context, secret string) error {
+	_, err := s.revokeWhere(ctx, "token_hash = ? AND revoked_at IS NULL", hashToken(secret))
+	return err
 }

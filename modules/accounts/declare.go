@@ -38,6 +38,7 @@ func op[I, O any](o registry.Op[I, O]) registry.Op[I, O] {
 func (a *Auth) Declare(reg *registry.Registry) {
 	reg.DeclareScope(ScopeAccount, "Read, change, export and delete your own account; sign out.")
 	mailbox := registry.NotATool(registry.MotiveBrowserAndMailbox)
+	a.declarePage(reg)
 
 	registry.Add(reg, op(normalised(registry.Op[EmailInput, Accepted]{
 		ID: "auth.request_link", Summary: "Ask for a sign-in link by email",

@@ -15,7 +15,7 @@ const editStagesDoc = "Change the days of a trip. action picks the change: " +
 	"add (startPoint and endPoint required, position optional), " +
 	"update (stageId, then label, startPoint/endPoint, or distance to recut along the route), " +
 	"move (stageId and toIndex), delete (stageId; a trip keeps at least two days), " +
-	"rest_day (stageId: a rest day after that day). Needs the version from get_trip; answers the new one."
+	"rest_day (stageId: a rest day after that day). Answers the new version."
 
 // declareStages adds the stage operations: get_stage and the five branches
 // of edit_stages, each declared once with every guard.

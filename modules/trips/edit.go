@@ -92,7 +92,7 @@ type UpdateStageInput struct {
 	Label      *string          `json:"label,omitempty" maxLength:"255" nullable:"true" doc:"A name for the day; null removes it."`
 	StartPoint *CoordinateInput `json:"startPoint,omitempty" doc:"New start of the day (a straight line to its end)."`
 	EndPoint   *CoordinateInput `json:"endPoint,omitempty" doc:"New end of the day (a straight line from its start)."`
-	Distance   *float64         `json:"distance,omitempty" exclusiveMinimum:"0" doc:"New length in km (action update): the day is recut along the route and the next day starts where it ends."`
+	Distance   *float64         `json:"distance,omitempty" exclusiveMinimum:"0" doc:"New length in km (action update), recut along the route; the next day starts where it ends."`
 }
 
 // MoveStageInput moves one day to another place in the order.

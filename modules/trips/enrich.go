@@ -215,7 +215,8 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 		return State{}, err
 	}
 	s := stateOf(fresh, c.Now)
-	s.Next = "the analysis runs in the background; read the trip with get_trip until every status is settled"
+	s.Next = c.ByFace("the analysis runs in the background; read GET /trips/{id}/detail until every status is settled",
+		"the analysis runs in the background; read the trip with get_trip until every status is settled")
 	return s, nil
 }
 
@@ -237,7 +238,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[WaypointInput, Detour]{
 		ID: "stages.add_waypoint", Summary: "Route a day through a point of interest",
 		HTTP: registry.Post("/trips/{id}/stages/{stageId}/poi-waypoint", http.StatusOK),
-		Tool: registry.Tool("add_waypoint", "Route one day through a point of interest and answer the detour (distance, climb, time). Nothing is stored and the version does not move, so the version you hold stays good. Routes again on every call."),
+		Tool: registry.Tool("add_waypoint", "Route a day through a point of interest and answer the detour (distance, climb, time). Nothing is stored; the version does not move."),
 
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.PerUser(30, time.Minute),
 		Load: t.loadDays, Validate: registry.ValidateWith(validateDays), Merge: t.mergeWaypoint,
@@ -250,7 +251,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NoInput, State]{
 		ID: "trips.analyze", Summary: "Re-run every analysis of a trip",
 		HTTP: registry.Post("/trips/{id}/analyze", http.StatusAccepted),
-		Tool: registry.Tool("analyze_trip", "Re-run the analyses of a trip's days (alerts, accommodations). Answers at once; read the trip with get_trip until the statuses settle. Refused while an analysis runs."),
+		Tool: registry.Tool("analyze_trip", "Re-run the analyses of a trip's days (alerts, accommodations). Answers at once; poll get_trip until the statuses settle. Refused while one runs."),
 
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit, Load: t.load,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,

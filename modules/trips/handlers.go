@@ -109,7 +109,8 @@ func (t *Trips) create(ctx context.Context, c *registry.Call, _ *CreateInput) (S
 		return State{}, err
 	}
 	s := stateOf(tr, c.Now)
-	s.Next = "call get_trip with this id; it says partial: true until the days are computed"
+	s.Next = c.ByFace("read GET /trips/{id}/detail with this id; it says partial: true until the days are computed",
+		"call get_trip with this id; it says partial: true until the days are computed")
 	return s, nil
 }
 
@@ -119,7 +120,8 @@ func (t *Trips) replayCreate(ctx context.Context, c *registry.Call, id string) (
 		return nil, err
 	}
 	s := stateOf(tr, c.Now)
-	s.Next = "this repeats an earlier creation with the same key; call get_trip with this id"
+	s.Next = c.ByFace("this repeats an earlier creation with the same key; read GET /trips/{id}/detail with this id",
+		"this repeats an earlier creation with the same key; call get_trip with this id")
 	return s, nil
 }
 

@@ -13,10 +13,10 @@ type CreateInput struct {
 
 // SettingsInput are the settings a creation may set, each optional.
 type SettingsInput struct {
-	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day of the trip (YYYY-MM-DD, UTC). A trip whose start date is today or earlier is locked."`
-	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day of the trip (YYYY-MM-DD); must be after startDate. With both dates the route is cut into that many days."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day (YYYY-MM-DD, UTC); the trip locks on that day."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day (YYYY-MM-DD), after startDate: the route is cut into that many days."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
-	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat kilometre (greater than 0, at most 1000, default 50)."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat km (over 0, at most 1000, default 50)."`
 	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
 	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50, default 15)."`
 	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23, default 8)."`
@@ -28,12 +28,12 @@ type SettingsInput struct {
 // kept, null clears a nullable one.
 type UpdateInput struct {
 	Title                     *string  `json:"title,omitempty" maxLength:"255" nullable:"true" doc:"Name of the trip (at most 255 characters); null restores none."`
-	SourceURL                 *string  `json:"sourceUrl,omitempty" maxLength:"2048" doc:"https address of the route; changing it re-imports the route and recuts every day."`
-	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" doc:"First day (YYYY-MM-DD, UTC); null removes the date. Cannot unlock a trip that has started."`
-	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" doc:"Last day (YYYY-MM-DD), after startDate; null removes it. Recuts every day."`
-	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0). Recuts every day."`
-	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat kilometre (greater than 0, at most 1000). Recuts every day."`
-	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300). Recuts every day."`
+	SourceURL                 *string  `json:"sourceUrl,omitempty" maxLength:"2048" doc:"https address of the route; a new one re-imports it."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" doc:"First day (YYYY-MM-DD, UTC); null removes it. A started trip stays locked."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" doc:"Last day (YYYY-MM-DD), after startDate; null removes it."`
+	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0)."`
+	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat km (over 0, at most 1000)."`
+	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300)."`
 	AverageSpeed              *float64 `json:"averageSpeed,omitempty" minimum:"5" maximum:"50" doc:"Riding speed on the flat in km/h (5 to 50)."`
 	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23)."`
 	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range."`
@@ -45,8 +45,8 @@ type ListInput struct {
 	Page         int    `json:"page,omitempty" minimum:"1" doc:"Page number, from 1 (default 1)."`
 	ItemsPerPage int    `json:"itemsPerPage,omitempty" minimum:"1" maximum:"100" doc:"Trips per page (1 to 100, default 20)."`
 	Title        string `json:"title,omitempty" maxLength:"255" doc:"Only trips whose title contains this text (case-insensitive)."`
-	StartDate    string `json:"startDate,omitempty" doc:"Only trips starting on or after this day (YYYY-MM-DD); ignored when not a date."`
-	EndDate      string `json:"endDate,omitempty" doc:"Only trips ending on or before this day (YYYY-MM-DD); ignored when not a date."`
+	StartDate    string `json:"startDate,omitempty" doc:"Only trips starting on or after this day (YYYY-MM-DD)."`
+	EndDate      string `json:"endDate,omitempty" doc:"Only trips ending on or before this day (YYYY-MM-DD)."`
 }
 
 // NoInput is the input of operations addressed by their URI variables alone.

@@ -138,7 +138,8 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	for i := range stages {
 		out.Days[i] = dayOf(&stages[i])
 	}
-	out.Next = "the days are cut; the terrain alerts follow: read the trip with get_trip"
+	out.Next = c.ByFace("the days are cut; the terrain alerts follow: read the trip with GET /trips/{id}/detail",
+		"the days are cut; the terrain alerts follow: read the trip with get_trip")
 	return out, nil
 }
 

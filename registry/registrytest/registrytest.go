@@ -106,6 +106,12 @@ var Rules = []Rule{
 		}
 		return ""
 	}},
+	{"pages-are-not-tools", func(op *registry.Operation) string {
+		if op.Tool.IsTool() && op.OutputType.Implements(reflect.TypeFor[registry.Page]()) {
+			return "a page is for a person's browser, not a tool result (motive: needs a browser and a mailbox)"
+		}
+		return ""
+	}},
 	{"streams-are-not-tools", func(op *registry.Operation) string {
 		if op.Tool.IsTool() && op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()) {
 			return "an event stream cannot be a tool: a tool answers one document"

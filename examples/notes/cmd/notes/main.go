@@ -10,11 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
-
-	"go.uber.org/fx"
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
@@ -39,35 +34,17 @@ func run() error {
 	}
 	log := app.NewLogger(cfg, os.Stderr)
 
-	var (
-		srv    *app.Server
-		issuer app.TokenIssuer
-	)
-	fxApp := fx.New(app.Options(product, cfg, log), fx.Populate(&srv, &issuer))
-	if err := fxApp.Err(); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := fxApp.Start(ctx); err != nil {
-		return err
-	}
-	// Tokens live in memory: each start mints a new one, for every scope
-	// the product declares.
-	token, err := issuer.IssueToken(ctx, devEmail, srv.Registry.Scopes())
-	if err != nil {
-		_ = fxApp.Stop(context.Background())
-		return err
-	}
-	welcome(os.Stdout, srv.URL(), token)
-
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	got := <-sig
-	log.Info("shutting down", "signal", got.String(), "grace", cfg.ShutdownGrace)
-	stopCtx, stop := context.WithTimeout(context.Background(), cfg.ShutdownGrace+5*time.Second)
-	defer stop()
-	return fxApp.Stop(stopCtx)
+	var issuer app.TokenIssuer
+	return app.Serve(product, cfg, log, func(ctx context.Context, srv *app.Server) error {
+		// Tokens live in memory: each start mints a new one, for every
+		// scope the product declares.
+		token, err := issuer.IssueToken(ctx, devEmail, srv.Registry.Scopes())
+		if err != nil {
+			return err
+		}
+		welcome(os.Stdout, srv.URL(), token)
+		return nil
+	}, &issuer)
 }
 
 // welcome tells a newcomer how to reach the server: the URL, the token, a

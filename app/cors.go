@@ -1,0 +1,57 @@
+package app
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/operations"
+	"cairn.dev/cairn/registry"
+)
+
+// CORS headers: what a browser page of an allowed origin may send, and the
+// answer headers its script may read (the rest it cannot see at all).
+var (
+	corsAllowHeaders = strings.Join([]string{
+		"Authorization", "Content-Type", "If-Match", "If-None-Match",
+		operations.HeaderIdempotencyKey, operations.HeaderConfirmationToken, "Last-Event-ID", registry.HeaderRequestID,
+	}, ", ")
+	corsExposeHeaders = strings.Join([]string{
+		"ETag", "Location", operations.HeaderConfirmationToken, "Retry-After",
+		operations.HeaderRateLimitPolicy, operations.HeaderRateLimit, operations.HeaderIdempotentReplayed,
+		registry.HeaderRequestID, "WWW-Authenticate",
+	}, ", ")
+	corsAllowMethods = "GET, POST, PATCH, DELETE"
+)
+
+// withCORS lets pages of the configured allowed_origins call the API from a
+// browser (empty by default: no page elsewhere may). A preflight from such
+// an origin is answered here; any other request goes on with the CORS
+// headers added. Credentials are bearer tokens, never cookies, so
+// Access-Control-Allow-Credentials is not sent.
+func withCORS(allowed []string, next http.Handler) http.Handler {
+	if len(allowed) == 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin, ok := config.Origin(r.Header.Get("Origin"))
+		if !ok || !slices.Contains(allowed, origin) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Add("Vary", "Access-Control-Request-Method, Access-Control-Request-Headers")
+			h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		next.ServeHTTP(w, r)
+	})
+}

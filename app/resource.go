@@ -1,0 +1,143 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/operations"
+	"cairn.dev/cairn/registry"
+)
+
+// The Protected Resource Metadata documents (RFC 9728 §3): one for the
+// server as a whole (the HTTP API) and the path-specific one for /mcp,
+// which an MCP client derives from the endpoint's URL.
+const (
+	MetadataPath    = "/.well-known/oauth-protected-resource"
+	MCPMetadataPath = MetadataPath + "/mcp"
+)
+
+// resource describes this server as an OAuth protected resource: where it
+// answers, which authorization servers issue its tokens, and which scopes
+// its operations need.
+type resource struct {
+	url        func() string // the server's own URL, with its real port once listening
+	ownIssuer  bool          // the product serves its authorization server at url()
+	scopes     []registry.Scope
+	toolScopes []registry.Scope
+	tools      map[string]*registry.Operation
+}
+
+func newResource(reg *registry.Registry, url func() string, ownIssuer bool) *resource {
+	r := &resource{url: url, ownIssuer: ownIssuer, scopes: reg.Scopes(), tools: map[string]*registry.Operation{}}
+	for _, op := range reg.Operations() {
+		if !op.Tool.IsTool() {
+			continue
+		}
+		r.tools[op.Tool.Name] = op
+		if op.Scope != registry.Public && !slices.Contains(r.toolScopes, op.Scope) {
+			r.toolScopes = append(r.toolScopes, op.Scope)
+		}
+	}
+	slices.Sort(r.toolScopes)
+	return r
+}
+
+// mcpURL is the MCP endpoint's resource identifier, the audience of the
+// tokens it accepts.
+func (r *resource) mcpURL() string { return r.url() + "/mcp" }
+
+func (r *resource) metadata(resourceURL string, scopes []registry.Scope) *oauthex.ProtectedResourceMetadata {
+	m := &oauthex.ProtectedResourceMetadata{
+		Resource:               resourceURL,
+		BearerMethodsSupported: []string{"header"},
+	}
+	for _, s := range scopes {
+		m.ScopesSupported = append(m.ScopesSupported, string(s))
+	}
+	if r.ownIssuer {
+		m.AuthorizationServers = []string{r.url()}
+	}
+	return m
+}
+
+// mount serves both metadata documents. They are infrastructure, public,
+// and outside the registry, like the health checks.
+func (r *resource) mount(mux *http.ServeMux) {
+	serve := func(build func() *oauthex.ProtectedResourceMetadata) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "public, max-age=300")
+			w.Header().Set("Access-Control-Allow-Origin", "*") // browser-based clients discover it too
+			_ = json.NewEncoder(w).Encode(build())
+		}
+	}
+	mux.HandleFunc("GET "+MetadataPath, serve(func() *oauthex.ProtectedResourceMetadata {
+		return r.metadata(r.url(), r.scopes)
+	}))
+	mux.HandleFunc("GET "+MCPMetadataPath, serve(func() *oauthex.ProtectedResourceMetadata {
+		return r.metadata(r.mcpURL(), r.toolScopes)
+	}))
+}
+
+// gate refuses an MCP request before any session exists, with the problem
+// the HTTP API gives and a bearer challenge naming the /mcp metadata:
+//   - 401 for a missing, unknown, revoked or expired token, or one issued
+//     for another resource (RFC 8707: a token is only good where it was
+//     meant to be used);
+//   - 403 insufficient_scope for a tools/call of a tool whose scope the
+//     token lacks, so that a client can ask the person for it (step-up).
+//
+// The guard chain authenticates every tool call again, by the same store.
+func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Handler {
+	auth := guards.Authenticate{Tokens: tokens}
+	return operations.WithResourceMetadata(func() string { return r.url() + MCPMetadataPath }, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		sent := registry.BearerCredential(req.Header.Get("Authorization"))
+		p, err := auth.Principal(req.Context(), sent)
+		if err == nil && p.Resource != "" && p.Resource != r.mcpURL() {
+			err = registry.Fail(registry.KindUnauthenticated, "the bearer token was issued for another resource; ask for one for "+r.mcpURL())
+		}
+		if err != nil {
+			operations.WriteChallenge(w, req, err, r.toolScopes...)
+			return
+		}
+		if op := r.calledTool(req); op != nil && op.Scope != registry.Public && !p.Has(op.Scope) {
+			operations.WriteProblem(w, req, &registry.Error{
+				Kind:   registry.KindForbidden,
+				Detail: "the token lacks the scope " + string(op.Scope) + "; ask for a token that carries it",
+				Scope:  op.Scope,
+			})
+			return
+		}
+		next.ServeHTTP(w, req)
+	}))
+}
+
+// calledTool is the operation a POST's tools/call names, or nil. The body
+// (already bounded by the endpoint's limit) is put back for the MCP
+// handler; anything unreadable is left for it to refuse.
+func (r *resource) calledTool(req *http.Request) *registry.Operation {
+	if req.Method != http.MethodPost || req.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), req.Body))
+	if err != nil {
+		return nil
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
+		return nil
+	}
+	return r.tools[msg.Params.Name]
+}

@@ -1,0 +1,94 @@
+package accounts
+
+import (
+	"context"
+	"html/template"
+	"io"
+
+	"cairn.dev/cairn/registry"
+)
+
+// SignInPage is what a mailed sign-in link opens in a browser. Opening it
+// consumes nothing (mail scanners open links too): the person presses the
+// button, and the page posts the token to /auth/verify and shows the
+// session token it answers.
+type SignInPage struct{ token string }
+
+// WritePage implements registry.Page.
+func (p SignInPage) WritePage(w io.Writer) error { return signInPage.Execute(w, p.token) }
+
+// linkTokenShape tells a link token (hex, as mailed) from anything else; it
+// looks nothing up, so every caller is answered alike.
+func linkTokenShape(_ context.Context, _, token string) (bool, error) {
+	if len(token) < 32 || len(token) > 256 {
+		return false, nil
+	}
+	for _, r := range token {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (a *Auth) declarePage(reg *registry.Registry) {
+	registry.Add(reg, registry.Op[NoInput, SignInPage]{
+		ID: "auth.verify_page", Summary: "The page a mailed sign-in link opens",
+		HTTP: registry.Get("/auth/verify/{token}"), Tool: registry.NotATool(registry.MotiveBrowserAndMailbox),
+
+		Scope:        registry.Public,
+		Owner:        registry.ByURIVariable("token", linkTokenShape),
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: func(_ context.Context, c *registry.Call, _ *NoInput) (SignInPage, error) {
+			return SignInPage{token: c.Var("token")}, nil
+		},
+	})
+}
+
+var signInPage = template.Must(template.New("signin").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in to Cairn</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
+button{font:inherit;padding:.5rem 1.25rem;border:0;border-radius:.3rem;background:#2d6a4f;color:#fff;cursor:pointer}
+code{display:block;word-break:break-all;background:#f3f3f3;padding:.5rem;border-radius:.3rem}
+.error{color:#a4161a}
+</style></head>
+<body>
+<h1>Sign in to Cairn</h1>
+<p>This link signs you in once, within 30 minutes of being sent.</p>
+<form id="signin" data-token="{{.}}"><button type="submit">Sign in</button></form>
+<div id="result" hidden>
+<p>You are signed in. Your access token (valid 15 minutes):</p><code id="token"></code>
+<p>Your refresh token (gets the next access token from <em>POST /auth/refresh</em>):</p><code id="refresh"></code>
+<p>Use the access token as <em>Authorization: Bearer …</em> on the API and on /mcp.</p>
+</div>
+<p id="error" class="error" hidden></p>
+<script>
+document.getElementById("signin").addEventListener("submit", async function (e) {
+  e.preventDefault();
+  var form = e.target, err = document.getElementById("error");
+  form.hidden = true;
+  try {
+    var res = await fetch("/auth/verify", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({token: form.dataset.token})});
+    var body = await res.json();
+    if (!res.ok) { throw new Error(body.detail || body.error || res.statusText); }
+    document.getElementById("token").textContent = body.token;
+    document.getElementById("refresh").textContent = body.refresh_token;
+    document.getElementById("result").hidden = false;
+  } catch (x) {
+    err.textContent = "This link cannot sign you in (" + x.message + "). Ask for a new one.";
+    err.hidden = false;
+  }
+});
+</script>
+</body></html>
+`))

@@ -1,0 +1,200 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+)
+
+type client struct {
+	bun.BaseModel `bun:"table:oauth_clients"`
+
+	ID           string    `bun:"id,pk"`
+	Name         string    `bun:"name"`
+	RedirectURIs string    `bun:"redirect_uris"` // newline-separated
+	CreatedAt    time.Time `bun:"created_at"`
+	LastUsedAt   time.Time `bun:"last_used_at"`
+}
+
+func (c *client) redirects() []string { return strings.Split(c.RedirectURIs, "\n") }
+
+// redirectAllowed matches a requested redirect URI against the registered
+// ones exactly, except that a loopback redirect may use any port (RFC 8252
+// §7.3: a native client listens on the port it gets).
+func (c *client) redirectAllowed(uri string) bool {
+	for _, r := range c.redirects() {
+		if r == uri {
+			return true
+		}
+		a, errA := url.Parse(r)
+		b, errB := url.Parse(uri)
+		if errA != nil || errB != nil || !isLoopback(a) || !isLoopback(b) {
+			continue
+		}
+		if a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && a.EscapedPath() == b.EscapedPath() &&
+			a.RawQuery == b.RawQuery && a.Fragment == "" && b.Fragment == "" && b.User == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoopback: plain http to a loopback address literal, or localhost.
+func isLoopback(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// validRedirect accepts https redirects and loopback http ones, without a
+// fragment (RFC 6749 §3.1.2) or credentials.
+func validRedirect(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Fragment != "" || u.User != nil || u.Host == "" {
+		return false
+	}
+	return u.Scheme == "https" || isLoopback(u)
+}
+
+func (s *Server) client(ctx context.Context, id string) (*client, error) {
+	c := new(client)
+	err := storage.Conn(ctx, s.db).NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	if storage.NoRows(err) {
+		return nil, nil
+	}
+	return c, err
+}
+
+// registration is the part of an RFC 7591 request the server reads.
+type registration struct {
+	RedirectURIs            []string `json:"redirect_uris"`
+	ClientName              string   `json:"client_name"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+}
+
+// register is Dynamic Client Registration for public clients: the client
+// proves nothing but its redirect URIs, so those are all it is bound to.
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	ok, wait, err := s.limiter.Allow(r.Context(), "oauth.register:"+r.Header.Get(registry.HeaderClientAddress), RegistrationsPerHour, time.Hour)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "registrations cannot be counted now; try again")
+		return
+	}
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+		writeError(w, http.StatusTooManyRequests, "too_many_requests", "too many registrations from this address; try again later")
+		return
+	}
+	var reg registration
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRegistration))
+	if err != nil || json.Unmarshal(body, &reg) != nil {
+		writeError(w, http.StatusBadRequest, "invalid_client_metadata", "the body is not a JSON client registration")
+		return
+	}
+	switch {
+	case len(reg.RedirectURIs) == 0 || len(reg.RedirectURIs) > maxRedirectURIs:
+		writeError(w, http.StatusBadRequest, "invalid_redirect_uri", "give between 1 and 8 redirect_uris")
+		return
+	case reg.TokenEndpointAuthMethod != "" && reg.TokenEndpointAuthMethod != "none":
+		writeError(w, http.StatusBadRequest, "invalid_client_metadata", "only public clients are registered: token_endpoint_auth_method must be none")
+		return
+	case len([]rune(reg.ClientName)) > maxClientNameLen:
+		writeError(w, http.StatusBadRequest, "invalid_client_metadata", "client_name is longer than 100 characters")
+		return
+	}
+	for _, u := range reg.RedirectURIs {
+		if !validRedirect(u) || strings.Contains(u, "\n") {
+			writeError(w, http.StatusBadRequest, "invalid_redirect_uri", "a redirect URI is https, or http on a loopback address, without a fragment: "+u)
+			return
+		}
+	}
+	for _, g := range reg.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			writeError(w, http.StatusBadRequest, "invalid_client_metadata", "unsupported grant type "+g)
+			return
+		}
+	}
+	for _, rt := range reg.ResponseTypes {
+		if rt != "code" {
+			writeError(w, http.StatusBadRequest, "invalid_client_metadata", "unsupported response type "+rt)
+			return
+		}
+	}
+	// Forget the registrations nobody used for a long time (their grants go
+	// with them); a failure here only postpones it.
+	_, _ = storage.Conn(r.Context(), s.db).NewDelete().Model((*client)(nil)).
+		Where("last_used_at < ?", s.now().Add(-UnusedClientTTL)).Exec(r.Context())
+	name := strings.TrimSpace(reg.ClientName)
+	if name == "" {
+		name = "an unnamed client"
+	}
+	now := s.now()
+	c := &client{ID: "dcr_" + randomToken(), Name: name, RedirectURIs: strings.Join(reg.RedirectURIs, "\n"), CreatedAt: now, LastUsedAt: now}
+	if _, err := storage.Conn(r.Context(), s.db).NewInsert().Model(c).Exec(r.Context()); err != nil {
+		writeError(w, http.StatusInternalServerError, "server_error", "the registration could not be stored")
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"client_id": c.ID, "client_name": c.Name, "redirect_uris": reg.RedirectURIs,
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
+		"token_endpoint_auth_method": "none",
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes an OAuth error response (RFC 6749 §5.2).
+func writeError(w http.ResponseWriter, status int, code, description string) {
+	writeJSON(w, status, map[string]string{"error": code, "error_description": description})
+}
+
+// metadata is the RFC 8414 document.
+func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
+	iss := s.issuer()
+	scopes := make([]string, 0)
+	for _, sc := range s.scopes() {
+		scopes = append(scopes, string(sc))
+	}
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                     iss,
+		"authorization_endpoint":                     iss + AuthorizePath,
+		"token_endpoint":                             iss + TokenPath,
+		"registration_endpoint":                      iss + RegisterPath,
+		"revocation_endpoint":                        iss + RevokePath,
+		"scopes_supported":                           scopes,
+		"response_types_supported":                   []string{"code"},
+		"response_modes_supported":                   []string{"query"},
+		"grant_types_supported":                      []string{"authorization_code", "refresh_token"},
+		"token_endpoint_auth_methods_supported":      []string{"none"},
+		"revocation_endpoint_auth_methods_supported": []string{"none"},
+		"code_challenge_methods_supported":           []string{"S256"},
+		// Client ID Metadata Documents are not fetched yet: clients register.
+		"client_id_metadata_document_supported":          false,
+		"authorization_response_iss_parameter_supported": true,
+	})
+}
