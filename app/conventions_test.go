@@ -12,7 +12,7 @@ import (
 )
 
 // TestHTTPConventions: a body that says it is not JSON is 415 with the
-// accepted type; a replayed creation says so in Idempotent-Replayed; a 429
+// accepted type; a bad token's challenge says invalid_token; a replayed creation says so in Idempotent-Replayed; a 429
 // carries RateLimit-Policy and RateLimit beside Retry-After.
 func TestHTTPConventions(t *testing.T) {
 	t.Parallel()
@@ -25,6 +25,12 @@ func TestHTTPConventions(t *testing.T) {
 		require.Equal(t, http.StatusUnsupportedMediaType, res.Status, string(res.Body))
 		require.Equal(t, "application/problem+json", res.Header.Get("Content-Type"))
 		require.Contains(t, res.Header.Get("Accept"), "application/json")
+	})
+
+	t.Run("a bad token is invalid_token", func(t *testing.T) {
+		res := a.Do(t, http.MethodPost, "/things", "not-a-token", map[string]any{"name": "x"}, "Idempotency-Key", "conventions-key-0401")
+		require.Equal(t, http.StatusUnauthorized, res.Status, string(res.Body))
+		require.Contains(t, res.Header.Get("WWW-Authenticate"), `error="invalid_token"`)
 	})
 
 	t.Run("a replayed creation says so", func(t *testing.T) {

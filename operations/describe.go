@@ -67,7 +67,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	if op.Precondition == registry.RequireVersion {
 		hop.Parameters = append(hop.Parameters, &huma.Param{Name: "If-Match", In: "header", Required: true,
 			Schema:      &huma.Schema{Type: "string"},
-			Description: "The ETag (version) you last read. Missing: 428; stale: 412."})
+			Description: "The ETag (version) you last read, compared strongly (a W/ tag never matches); * is whatever version is current. Missing: 428; stale: 412."})
 	}
 	if op.Idempotency.Creation() {
 		hop.Parameters = append(hop.Parameters, &huma.Param{Name: HeaderIdempotencyKey, In: "header", Required: true,
@@ -97,7 +97,15 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	if op.OutputType.Implements(reflect.TypeFor[registry.Located]()) && (op.HTTP.Status == http.StatusCreated || op.HTTP.Status == http.StatusAccepted) {
 		success.Headers["Location"] = &huma.Param{Description: "Address of the resource.", Schema: &huma.Schema{Type: "string"}}
 	}
+	if op.Idempotency.Creation() {
+		success.Headers[HeaderIdempotentReplayed] = &huma.Param{Description: "true when the answer replays the first creation of this key.", Schema: &huma.Schema{Type: "string"}}
+	}
 	hop.Responses[strconv.Itoa(op.HTTP.Status)] = success
+	if _, versioned := success.Headers["ETag"]; versioned && op.HTTP.Method == http.MethodGet {
+		hop.Parameters = append(hop.Parameters, &huma.Param{Name: "If-None-Match", In: "header",
+			Schema: &huma.Schema{Type: "string"}, Description: "ETags you hold: 304 without a body when one is current."})
+		hop.Responses[strconv.Itoa(http.StatusNotModified)] = &huma.Response{Description: "The ETag you hold is current."}
+	}
 
 	problem := func(status int, why string) {
 		hop.Responses[strconv.Itoa(status)] = &huma.Response{
@@ -112,7 +120,15 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	problem(http.StatusUnprocessableEntity, "An argument is not published, missing or out of range; every field is named.")
 	problem(http.StatusInternalServerError, "An internal error; nothing is shown of it.")
 	if op.RateLimit.Refuses() {
-		problem(http.StatusTooManyRequests, "Too many calls; see Retry-After.")
+		problem(http.StatusTooManyRequests, "Too many calls; see Retry-After, RateLimit-Policy and RateLimit.")
+		hop.Responses[strconv.Itoa(http.StatusTooManyRequests)].Headers = map[string]*huma.Param{
+			"Retry-After":         {Description: "Seconds to wait.", Schema: &huma.Schema{Type: "integer"}},
+			HeaderRateLimitPolicy: {Description: `The limit reached: "user";q=10;w=60 (calls, window in seconds).`, Schema: &huma.Schema{Type: "string"}},
+			HeaderRateLimit:       {Description: `What is left of it: "user";r=0;t=42 (seconds until it resets).`, Schema: &huma.Schema{Type: "string"}},
+		}
+	}
+	if hop.RequestBody != nil && len(op.HTTP.Files) == 0 {
+		problem(http.StatusUnsupportedMediaType, "The body is not JSON.")
 	}
 	if op.Owner.ByVariable() {
 		problem(http.StatusNotFound, "Unknown, or not yours: the same answer.")

@@ -2,7 +2,9 @@ package planner_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,6 +13,7 @@ import (
 	"cairn.dev/cairn/modules/route/export"
 	"cairn.dev/cairn/modules/route/routefixture"
 	"cairn.dev/cairn/planner/plannertest"
+	"cairn.dev/cairn/registry"
 )
 
 // TestConditionalRequests: a read answers 304 to If-None-Match naming its
@@ -71,4 +74,35 @@ func TestEachFaceWordsWhatComesNext(t *testing.T) {
 	got := apptest.Call(t, e.mcp, "create_trip", map[string]any{"sourceUrl": "https://www.strava.com/routes/111"})
 	require.False(t, got.IsError, got.Text)
 	require.Contains(t, got.Structured["next"], "get_trip")
+}
+
+// TestLongValuesAreNotQuotedBack: a 1,500-character address is refused on
+// both faces without more than 64 characters of it coming back.
+func TestLongValuesAreNotQuotedBack(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	tail := strings.Repeat("a", 1500)
+	long := "http://www.komoot.com/tour/" + tail // not https: refused
+	cut := strings.Repeat("a", registry.MaxQuote+1)
+
+	res := a.Do(t, http.MethodPost, "/trips", e.token, map[string]any{"sourceUrl": long}, "Idempotency-Key", key())
+	require.Equal(t, http.StatusUnprocessableEntity, res.Status, string(res.Body))
+	require.NotContains(t, string(res.Body), cut, "HTTP: %d bytes", len(res.Body))
+
+	got := apptest.Call(t, e.mcp, "create_trip", map[string]any{"sourceUrl": long})
+	require.True(t, got.IsError, got.Text)
+	require.NotContains(t, got.Text, cut)
+	raw, err := json.Marshal(got.Structured)
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), cut)
+
+	// A format check quotes the value (and its parse error again).
+	made := a.Do(t, http.MethodPost, "/trips", e.token, map[string]any{"sourceUrl": "https://www.strava.com/routes/110"}, "Idempotency-Key", key())
+	require.Equal(t, http.StatusAccepted, made.Status, string(made.Body))
+	bad := "https://exa mple.com/" + tail
+	man := a.Do(t, http.MethodPost, "/trips/"+made.JSON(t)["id"].(string)+"/stages/y/accommodations/manual", e.token,
+		map[string]any{"name": "Hut", "address": "Town", "url": bad}, "If-Match", `"1"`)
+	require.Equal(t, http.StatusUnprocessableEntity, man.Status, string(man.Body))
+	require.NotContains(t, string(man.Body), cut, "HTTP: %d bytes", len(man.Body))
 }

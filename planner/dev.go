@@ -26,13 +26,17 @@ func DevToken(ctx context.Context, store *accounts.Store, reg *registry.Registry
 
 // PrintWelcome tells a newcomer how to reach the server: the URL, the token,
 // a curl line, how to sign in as a person through a mailed link, and how to
-// point MCP clients at it.
+// point MCP clients at it, with the token or through OAuth.
 func PrintWelcome(w io.Writer, url, email, token string) {
 	desktop := map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{
 		"type": "http", "url": url + "/mcp",
 		"headers": map[string]string{"Authorization": "Bearer " + token},
 	}}}
 	cfg, _ := json.MarshalIndent(desktop, "  ", "  ")
+	// The same client through OAuth: it obtains its token itself.
+	oauthCfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"cairn": map[string]any{
+		"type": "http", "url": url + "/mcp",
+	}}}, "  ", "  ")
 	fmt.Fprintf(w, `
 Cairn is running at %[1]s
   API reference:  %[1]s/docs   (OpenAPI: %[1]s/openapi.json)
@@ -56,5 +60,15 @@ MCP (streamable HTTP) at %[1]s/mcp
   Desktop client configuration:
   %[4]s
 
-`, url, email, token, cfg)
+MCP with OAuth instead of a pasted token (OAuth 2.1, the MCP authorization spec):
+  give the client only the address, no header:
+  %[5]s
+  On its first 401 it reads %[1]s/.well-known/oauth-protected-resource/mcp,
+  registers at %[1]s/oauth/register and opens your browser at %[1]s/oauth/authorize;
+  signed in, you see which application asks for trips:read and trips:write, and Allow or Deny.
+  Access tokens live 1 hour, refresh tokens 30 days (rotating); POST %[1]s/oauth/revoke ends one.
+  The MCP Inspector's page (npx @modelcontextprotocol/inspector) needs
+  CAIRN_ALLOWED_ORIGINS=http://localhost:6274 to reach this server.
+
+`, url, email, token, cfg, oauthCfg)
 }

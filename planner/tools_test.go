@@ -61,6 +61,7 @@ func TestToolsList(t *testing.T) {
 	golden(t, "tools.golden.json", append(raw, '\n'))
 	wire, err := json.Marshal(res)
 	require.NoError(t, err)
+	t.Logf("tools/list is %d bytes", len(wire))
 	require.LessOrEqual(t, len(wire), 12_000, "tools/list is %d bytes", len(wire))
 }
 
@@ -117,6 +118,7 @@ func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	require.NoError(t, err)
 	wire, err := json.Marshal(res)
 	require.NoError(t, err)
+	t.Logf("get_trip of 30 days: %d bytes on the wire, %d of them structured", len(wire), len(raw))
 	require.LessOrEqual(t, len(wire), 8_000, fmt.Sprintf("the result is %d bytes on the wire", len(wire)))
 	require.Contains(t, got.Text, "id: "+id, "the text renders the fields")
 	require.Contains(t, got.Text, "days: 30 rows", "the text says where the days are")

@@ -56,3 +56,35 @@ func TestDefName(t *testing.T) {
 		require.Equal(t, tt.want, defName(tt.give), tt.give)
 	}
 }
+
+// TestSlimKeepsWhatAModelNeeds: types, enums, nullability, requirements and
+// descriptions stay; number formats, bounds, lengths, a spelled-out date
+// format and nested additionalProperties go; the top level still refuses
+// unknown arguments.
+func TestSlimKeepsWhatAModelNeeds(t *testing.T) {
+	t.Parallel()
+	give := map[string]any{
+		"type": "object", "additionalProperties": false, "required": []any{"speed"},
+		"properties": map[string]any{
+			"speed": map[string]any{"type": "number", "format": "double", "minimum": 5, "maximum": 50, "description": "Speed (5 to 50)."},
+			"day":   map[string]any{"type": []any{"string", "null"}, "format": "date", "description": "A day (YYYY-MM-DD)."},
+			"site":  map[string]any{"type": "string", "format": "uri", "maxLength": 2048, "description": "An address."},
+			"kind":  map[string]any{"type": "string", "enum": []any{"a", "b"}, "description": "Which."},
+			"at": map[string]any{"type": "object", "additionalProperties": false, "required": []any{"lat"},
+				"properties": map[string]any{"lat": map[string]any{"type": "number", "minimum": -90, "description": "Latitude."}}},
+		},
+	}
+	want := map[string]any{
+		"type": "object", "additionalProperties": false, "required": []any{"speed"},
+		"properties": map[string]any{
+			"speed": map[string]any{"type": "number", "description": "Speed (5 to 50)."},
+			"day":   map[string]any{"type": []any{"string", "null"}, "description": "A day (YYYY-MM-DD)."},
+			"site":  map[string]any{"type": "string", "format": "uri", "description": "An address."},
+			"kind":  map[string]any{"type": "string", "enum": []any{"a", "b"}, "description": "Which."},
+			"at": map[string]any{"type": "object", "required": []any{"lat"},
+				"properties": map[string]any{"lat": map[string]any{"type": "number", "description": "Latitude."}}},
+		},
+	}
+	require.Equal(t, want, slim(give))
+	require.Contains(t, give["properties"].(map[string]any)["speed"], "minimum", "the source schema is not changed")
+}

@@ -240,12 +240,15 @@ type consentView struct {
 }
 
 // securePage: never cached, never framed, nothing loaded from elsewhere.
+// The referrer policy is same-origin, not no-referrer: under no-referrer a
+// browser posts the consent form with "Origin: null", which decide must
+// refuse; the client the browser is sent back to still sees no referrer.
 func securePage(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Referrer-Policy", "same-origin")
 }
 
 func page(w http.ResponseWriter, status int, title, text string) {
