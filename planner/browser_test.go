@@ -63,6 +63,11 @@ func TestAPersonSignsInThroughTheMailedLink(t *testing.T) {
 	require.Equal(t, "Sign in to Cairn", title)
 	require.NotEmpty(t, token)
 
+	// The page kept the person signed in to this server's own pages.
+	session, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/auth/session").then(r => r.text())`, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.Contains(t, session, `"authenticated":true`)
+
 	me := a.Do(t, http.MethodGet, "/users/me", token, nil)
 	require.Equal(t, http.StatusOK, me.Status, string(me.Body))
 	require.Equal(t, u.Email, me.JSON(t)["email"])

@@ -46,12 +46,12 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		Scope: registry.Public, RateLimit: requestLinkLimit, Hints: registry.Hints{OpenWorld: true},
 		Handle: a.requestLink,
 	}, cleanEmail, checkEmail)))
-	registry.Add(reg, op(normalised(registry.Op[TokenInput, Tokens]{
+	registry.Add(reg, op(normalised(registry.Op[VerifyInput, Tokens]{
 		ID: "auth.verify", Summary: "Sign in with the token of a mailed link",
 		HTTP: registry.Post("/auth/verify", http.StatusOK), Tool: mailbox,
 		Scope: registry.Public, RateLimit: registry.NoRateLimit,
 		Handle: a.verify,
-	}, cleanToken, checkToken)))
+	}, cleanVerify, checkVerify)))
 	registry.Add(reg, op(normalised(registry.Op[RefreshInput, Tokens]{
 		ID: "auth.refresh", Summary: "Rotate a refresh token for a new session token",
 		HTTP: registry.Post("/auth/refresh", http.StatusOK), Tool: mailbox,

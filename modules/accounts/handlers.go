@@ -80,11 +80,32 @@ func (a *Auth) requestLink(ctx context.Context, c *registry.Call, in *EmailInput
 	return neutral, nil
 }
 
-func (a *Auth) verify(ctx context.Context, _ *registry.Call, in *TokenInput) (Tokens, error) {
+func (a *Auth) verify(ctx context.Context, _ *registry.Call, in *VerifyInput) (Tokens, error) {
 	if strings.TrimSpace(in.Token) == "" {
 		return Tokens{}, blank("token")
 	}
-	return a.VerifyLink(ctx, strings.TrimSpace(in.Token))
+	t, err := a.VerifyLink(ctx, strings.TrimSpace(in.Token))
+	t.keep = in.KeepSignedIn
+	return t, err
+}
+
+// VerifyInput carries a mailed link's token, and whether this server's own
+// pages (OAuth consent) should know the person too.
+type VerifyInput struct {
+	Token        string `json:"token" maxLength:"256" doc:"The token of the mailed link."`
+	KeepSignedIn bool   `json:"keepSignedIn,omitempty" doc:"Also keep the refresh token in an HttpOnly cookie of this server, for its own pages (OAuth consent)."`
+}
+
+// SetCookies implements registry.CookieSetter: the session cookie, when
+// asked for.
+func (t Tokens) SetCookies() []*http.Cookie {
+	if !t.keep || t.RefreshToken == "" {
+		return nil
+	}
+	// Lax, so the cookie comes along when an MCP client sends the person
+	// to the consent page; HttpOnly, so no script reads it.
+	return []*http.Cookie{{Name: RefreshCookie, Value: t.RefreshToken, Path: "/", MaxAge: int(RefreshTokenTTL.Seconds()),
+		HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode}}
 }
 
 func (a *Auth) refresh(ctx context.Context, _ *registry.Call, in *RefreshInput) (Tokens, error) {

@@ -10,8 +10,9 @@ import (
 
 // SignInPage is what a mailed sign-in link opens in a browser. Opening it
 // consumes nothing (mail scanners open links too): the person presses the
-// button, and the page posts the token to /auth/verify and shows the
-// session token it answers.
+// button, and the page posts the token to /auth/verify, shows the session
+// token it answers, and keeps the person signed in to this server's own
+// pages (OAuth consent) with the session cookie.
 type SignInPage struct{ token string }
 
 // WritePage implements registry.Page.
@@ -78,7 +79,7 @@ document.getElementById("signin").addEventListener("submit", async function (e) 
   form.hidden = true;
   try {
     var res = await fetch("/auth/verify", {method: "POST", headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({token: form.dataset.token})});
+      body: JSON.stringify({token: form.dataset.token, keepSignedIn: true})});
     var body = await res.json();
     if (!res.ok) { throw new Error(body.detail || body.error || res.statusText); }
     document.getElementById("token").textContent = body.token;

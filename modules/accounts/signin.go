@@ -251,6 +251,8 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 type Tokens struct {
 	Token        string `json:"token" doc:"Bearer token for the API and /mcp; lives 15 minutes."`
 	RefreshToken string `json:"refresh_token" doc:"Single-use token for POST /auth/refresh; lives 30 days."`
+
+	keep bool // set the session cookie too (VerifyInput.KeepSignedIn)
 }
 
 // errBadLink is the one answer of a link that cannot sign anyone in.

@@ -20,6 +20,9 @@ func (*EmailInput) RecordVersion() int64 { return 0 }
 func (*TokenInput) RecordVersion() int64 { return 0 }
 
 // RecordVersion implements registry.Record.
+func (*VerifyInput) RecordVersion() int64 { return 0 }
+
+// RecordVersion implements registry.Record.
 func (*RefreshInput) RecordVersion() int64 { return 0 }
 
 // RecordVersion implements registry.Record.
@@ -72,8 +75,10 @@ func required(field, v string) []registry.Violation {
 func cleanEmail(in *EmailInput)                      { in.Email = lower(in.Email) }
 func checkEmail(in *EmailInput) []registry.Violation { return emailViolations("email", in.Email) }
 
-func cleanToken(in *TokenInput)                      { in.Token = strings.TrimSpace(in.Token) }
-func checkToken(in *TokenInput) []registry.Violation { return required("token", in.Token) }
+func cleanToken(in *TokenInput)                        { in.Token = strings.TrimSpace(in.Token) }
+func cleanVerify(in *VerifyInput)                      { in.Token = strings.TrimSpace(in.Token) }
+func checkVerify(in *VerifyInput) []registry.Violation { return required("token", in.Token) }
+func checkToken(in *TokenInput) []registry.Violation   { return required("token", in.Token) }
 
 func cleanRefresh(in *RefreshInput) { in.RefreshToken = strings.TrimSpace(in.RefreshToken) }
 func checkRefresh(in *RefreshInput) []registry.Violation {
