@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -73,14 +75,24 @@ func (o *Operation) NewInput() any { return o.newInput() }
 // Writes reports whether the operation changes anything.
 func (o *Operation) Writes() bool { return o.HTTP.Method != "GET" }
 
-// URIVariables lists the path parameters of the HTTP route, in order.
+// URIVariables lists the path parameters of the HTTP route, in order. Both
+// faces ask on every call: each route is read once, and the list shared
+// (clipped, so that an append copies it).
 func (o *Operation) URIVariables() []string {
+	if v, ok := uriVariables.Load(o.HTTP.Path); ok {
+		return v.([]string)
+	}
 	var out []string
 	for _, m := range pathVar.FindAllStringSubmatch(o.HTTP.Path, -1) {
 		out = append(out, m[1])
 	}
+	out = slices.Clip(out)
+	uriVariables.Store(o.HTTP.Path, out)
 	return out
 }
+
+// uriVariables holds URIVariables' answer for each route read so far.
+var uriVariables sync.Map
 
 var pathVar = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_]*)\}`)
 

@@ -157,7 +157,7 @@ func (cs *cairnServer) seed(bin string, env []string, conns int) error {
 }
 
 // rows are the measured requests of this server.
-func (cs *cairnServer) rows(o options) []*row {
+func (cs *cairnServer) rows() []*row {
 	e := cs.engine
 	client := mcpClient{path: "/mcp", token: cs.reader}
 	auth := "Bearer " + cs.reader

@@ -37,26 +37,23 @@ import (
 
 func main() {
 	var err error
-	switch mode := ""; {
-	case len(os.Args) > 1:
+	mode := ""
+	if len(os.Args) > 1 {
 		mode = os.Args[1]
-		switch mode {
-		case "pin":
-			err = execPinned(os.Args[2:])
-		case "bare-huma":
-			err = serveBareHuma(os.Args[2:])
-		case "bare-mcp":
-			err = serveBareMCP(os.Args[2:])
-		default:
-			err = run(os.Args[1:], os.Stdout)
-		}
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-	default:
-		err = run(nil, os.Stdout)
 	}
-	if err != nil {
+	// The same program is the generator and, started again in a mode, the
+	// bare servers and the pinning launcher.
+	switch mode {
+	case "pin":
+		err = execPinned(os.Args[2:])
+	case "bare-huma":
+		err = serveBareHuma(os.Args[2:])
+	case "bare-mcp":
+		err = serveBareMCP(os.Args[2:])
+	default:
+		err = run(os.Args[1:], os.Stdout)
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "loadbench:", err)
 		os.Exit(1)
 	}
@@ -196,7 +193,7 @@ func run(args []string, stdout io.Writer) error {
 		cairns = append(cairns, cs)
 		tr := cs.transport
 		transportSeen = &tr
-		rows = append(rows, cs.rows(o)...)
+		rows = append(rows, cs.rows()...)
 	}
 	if transportSeen == nil {
 		return errors.New("no Cairn server could be started")
