@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/apptest"
-	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/progress"
 	"cairn.dev/cairn/registry"
@@ -223,44 +221,11 @@ func (e events) Stream(ctx context.Context, send func(string, any) error) error 
 }
 
 // start runs the product as apptest.New does, logging to log (nil:
-// nowhere), on SQLite unless an option says otherwise.
+// nowhere).
 func start(t *testing.T, p product, log *slog.Logger, opts ...apptest.Option) *apptest.App {
 	t.Helper()
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	cfg, err := config.Load("", nil, p.Keys()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
-	cfg.JobPollInterval = 50 * time.Millisecond
-	for _, o := range opts {
-		o(t, &cfg)
-	}
-	if strings.HasPrefix(cfg.DatabaseURL, "postgres") {
-		if _, _, err := app.Migrate(context.Background(), p.Product, cfg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	a := &apptest.App{Config: cfg, Product: p.Product}
-	fxApp := fx.New(app.Options(p.Product, cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Tokens))
-	if err := fxApp.Err(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := fxApp.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := fxApp.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	a.URL = a.Server.URL()
-	return a
+	return apptest.NewLogged(t, p.Product, log, opts...)
 }

@@ -53,7 +53,19 @@ func Database(url string) Option {
 }
 
 // New starts the product's application and stops it when the test ends.
+// It logs nowhere, or warnings to the test's log under -v.
 func New(t testing.TB, product app.Product, opts ...Option) *App {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	return NewLogged(t, product, log, opts...)
+}
+
+// NewLogged is New logging to log, for a test that reads what the server
+// logs.
+func NewLogged(t testing.TB, product app.Product, log *slog.Logger, opts ...Option) *App {
 	t.Helper()
 	cfg, err := config.Load("", nil, product.Keys()...)
 	if err != nil {
@@ -74,10 +86,6 @@ func New(t testing.TB, product app.Product, opts ...Option) *App {
 		if _, _, err := app.Migrate(context.Background(), product, cfg); err != nil {
 			t.Fatal(err)
 		}
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	a := &App{Config: cfg, Product: product}
 	fxApp := fx.New(app.Options(product, cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Tokens))
