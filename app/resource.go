@@ -106,13 +106,11 @@ func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Han
 			operations.WriteChallenge(w, req, err, r.toolScopes...)
 			return
 		}
-		if op := r.calledTool(req); op != nil && op.Scope != registry.Public && !p.Has(op.Scope) {
-			operations.WriteProblem(w, req, &registry.Error{
-				Kind:   registry.KindForbidden,
-				Detail: "the token lacks the scope " + string(op.Scope) + "; ask for a token that carries it",
-				Scope:  op.Scope,
-			})
-			return
+		if op := r.calledTool(req); op != nil {
+			if err := (guards.Scope{}).Refusal(p, op); err != nil {
+				operations.WriteProblem(w, req, err)
+				return
+			}
 		}
 		next.ServeHTTP(w, req)
 	}))
