@@ -102,7 +102,7 @@ func Options(p Product, cfg config.Config, log *slog.Logger) fx.Option {
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
 		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
-			provideProgress, provideQueue, provideMetrics, registry.New),
+			provideProgress, provideTickets, provideQueue, provideMetrics, registry.New),
 	}
 	for _, m := range p.Modules {
 		if m.Options != nil {
@@ -187,6 +187,15 @@ func provideProgress(cfg config.Config, rc *redis.Client) progress.Hub {
 		return progress.NewLocal()
 	}
 	return progress.Redis{Client: rc, Prefix: cfg.RedisPrefix + "progress:"}
+}
+
+// provideTickets keeps stream tickets in Redis when configured, so a
+// ticket one replica issued opens a stream on another.
+func provideTickets(cfg config.Config, rc *redis.Client) progress.Tickets {
+	if rc == nil {
+		return progress.NewLocalTickets()
+	}
+	return progress.RedisTickets{Client: rc, Prefix: cfg.RedisPrefix + "ticket:"}
 }
 
 func provideQueue(db *bun.DB, engine storage.Engine, cfg config.Config) (*jobs.Queue, error) {
@@ -342,6 +351,7 @@ type mountParams struct {
 	HTTP    *HTTP
 	Chain   *guards.Chain
 	Auth    guards.Authenticator
+	Tickets progress.Tickets
 	Server  *Server
 	Infra   []registry.Infrastructure `group:"infrastructure"`
 }
@@ -352,8 +362,10 @@ func mount(p mountParams) {
 	reg := s.Registry
 	s.HTTP = operations.New(p.HTTP.API, p.Chain, p.HTTP.Schemas, p.Log, p.Cfg.MaxBody)
 	s.HTTP.RecheckStreams(p.Cfg.StreamRecheck)
+	s.HTTP.AcceptTickets(p.Tickets)
 	proxies, _ := p.Cfg.Proxies() // checked when the configuration was loaded
 	s.HTTP.TrustProxies(proxies)
+	s.HTTP.LocateFrom(p.Cfg.PublicURL)
 	s.HTTP.Mount(reg)
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: p.Product.Name, Title: p.Product.Title, Version: p.Product.Version},

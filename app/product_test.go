@@ -35,16 +35,17 @@ const quota = 3
 // from outside (revocation, progress events).
 type product struct {
 	app.Product
-	tokens *revocable
-	hub    *progress.Hub
+	tokens  *revocable
+	hub     *progress.Hub
+	tickets *progress.Tickets
 }
 
 func newProduct() product {
 	tokens := &revocable{ids: map[string]string{}, tokens: map[string]registry.Principal{}}
-	hub := new(progress.Hub)
+	hub, tickets := new(progress.Hub), new(progress.Tickets)
 	th := &things{byID: map[string]Thing{}}
 	return product{
-		tokens: tokens, hub: hub,
+		tokens: tokens, hub: hub, tickets: tickets,
 		Product: app.Product{
 			Name: "things", Title: "Things", Version: "0.0.1",
 			Modules: []app.Module{{
@@ -55,7 +56,7 @@ func newProduct() product {
 						th.hub, th.log = h, log
 						return th.declare
 					}, fx.ResultTags(`group:"declarations"`))),
-					fx.Invoke(func(h progress.Hub) { *hub = h }),
+					fx.Invoke(func(h progress.Hub, t progress.Tickets) { *hub, *tickets = h, t }),
 				),
 			}},
 		},
@@ -197,23 +198,23 @@ type events struct {
 	topic string
 }
 
-func (e events) Stream(ctx context.Context, send func(string, any) error) error {
-	ch, err := e.hub.Subscribe(ctx, e.topic)
+func (e events) Stream(ctx context.Context, send func(registry.StreamEvent) error) error {
+	sub, err := e.hub.Subscribe(ctx, e.topic, "")
 	if err != nil {
 		return err
 	}
-	if err := send("status", map[string]bool{"following": true}); err != nil {
+	if err := send(registry.StreamEvent{Event: "status", Data: map[string]bool{"following": true}}); err != nil {
 		return err
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-ch:
+		case ev, ok := <-sub.Events:
 			if !ok {
 				return nil
 			}
-			if err := send(ev.Type, ev.Data); err != nil {
+			if err := send(registry.StreamEvent{ID: ev.ID, Event: ev.Type, Data: ev.Data}); err != nil {
 				return err
 			}
 		}

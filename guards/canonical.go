@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 
@@ -82,12 +83,25 @@ func writeCanonical(buf *bytes.Buffer, v any) error {
 }
 
 // Digest fingerprints what a call asks for: the operation, its URI
-// variables, its arguments and the version it expects, in canonical form.
-// Two calls with the same digest ask for the same thing.
+// variables, its arguments, the files it uploads (by content) and the
+// version it expects, in canonical form. Two calls with the same digest ask
+// for the same thing: an upload repeating its key with another file is
+// another request.
 func Digest(c *registry.Call) (string, error) {
 	doc := map[string]any{"op": c.Op.ID, "vars": c.Vars, "args": c.Args}
 	if c.ExpectedVersion != nil {
 		doc["version"] = *c.ExpectedVersion
+	}
+	if len(c.Files) > 0 {
+		files := map[string]string{}
+		for name, f := range c.Files {
+			sum, err := fileSum(f)
+			if err != nil {
+				return "", err
+			}
+			files[name] = sum
+		}
+		doc["files"] = files
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -99,4 +113,22 @@ func Digest(c *registry.Call) (string, error) {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// fileSum is the SHA-256 of an uploaded file's content, with its name and
+// media type: what makes two uploads the same file.
+func fileSum(f registry.File) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q\n", f.Name, f.ContentType)
+	if f.Open != nil {
+		r, err := f.Open()
+		if err != nil {
+			return "", fmt.Errorf("digest: open %s: %w", f.Name, err)
+		}
+		defer r.Close()
+		if _, err := io.Copy(h, r); err != nil {
+			return "", fmt.Errorf("digest: read %s: %w", f.Name, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

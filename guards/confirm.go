@@ -26,6 +26,8 @@ type ConfirmationStore interface {
 // and answers the impact and a fresh token; with one, it goes on only when
 // the token matches these exact arguments. When the face can ask the person
 // (MCP elicitation), it asks instead and goes on only on an explicit accept.
+// An operation declared with registry.ConfirmWhenLoses goes on without
+// asking when its impact loses nothing.
 type Confirm struct {
 	Store ConfirmationStore
 	TTL   time.Duration
@@ -57,6 +59,9 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 	impact, err := c.Op.Confirm.Impact(ctx, c)
 	if err != nil {
 		return err
+	}
+	if c.Op.Confirm.OnlyWhenLoses() && len(impact.Loses) == 0 {
+		return next(ctx, c) // nothing to lose: nothing to ask
 	}
 	if c.Asker != nil {
 		ok, err := c.Asker.Ask(ctx, impact)

@@ -28,9 +28,9 @@ var Order = []string{
 	NameOwner,        // the URI variable is judged before any read: unknown and foreign are the same 404
 	NameArguments,    // an unpublished argument is refused by name, never dropped: 422
 	NameRead,         // load the stored record as Previous, untouched from here on
+	NameLock,         // judge Previous, so sending a future date cannot unlock a started trip: 423; before the merge, since a locked record refuses every change whatever its values (the truer answer than a 422), and no merge work is spent on it
 	NameMerge,        // apply the input onto a copy of Previous
 	NameValidate,     // judge the merged record, not the stored one: 422
-	NameLock,         // judge Previous, so sending a future date cannot unlock a started trip: 423
 	NamePrecondition, // expected version against Previous: 428 missing, 412 stale
 	NameConfirm,      // innermost short circuit: never ask to confirm what lock or version would refuse
 	NameIdempotency,  // creations: same key and digest replays; another digest is 409

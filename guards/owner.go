@@ -23,6 +23,9 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 		return &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",
 			Violations: []registry.Violation{{Field: rule.Var, Reason: "is required"}}}
 	}
+	if e := rule.Misshapen(id); e != nil {
+		return e // no record has such an id: named as malformed, before any lookup
+	}
 	if strings.ContainsRune(id, 0) {
 		// No record has such an id; asking the store would fail on
 		// PostgreSQL. It is unknown, and answered as any unknown id.

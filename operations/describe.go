@@ -19,18 +19,22 @@ var confirmationType = reflect.TypeFor[ConfirmationProblem]()
 // headers, body and every answer the guards it declares can give.
 func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	hop := &huma.Operation{
-		OperationID: strings.ReplaceAll(op.ID, ".", "-"),
+		OperationID: operationID(op.ID),
 		Method:      op.HTTP.Method,
 		Path:        op.HTTP.Path,
 		Summary:     op.Summary,
 		Description: describeGuards(op),
-		Tags:        []string{strings.SplitN(op.ID, ".", 2)[0]},
+		Tags:        []string{f.tag(strings.SplitN(op.ID, ".", 2)[0])},
 		Security:    security(op),
 		Responses:   map[string]*huma.Response{},
 	}
 	for _, v := range op.URIVariables() {
+		schema := &huma.Schema{Type: "string"}
+		if v == op.Owner.Var && op.Owner.Shape() != "" {
+			schema.Pattern = "^(?:" + op.Owner.Shape() + ")$" // anything else is 400, naming it
+		}
 		hop.Parameters = append(hop.Parameters, &huma.Param{
-			Name: v, In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
+			Name: v, In: "path", Required: true, Schema: schema,
 			Description: "Id of the " + op.VariableNoun(v) + ".",
 		})
 	}
@@ -82,14 +86,18 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 
 	success := &huma.Response{Description: http.StatusText(op.HTTP.Status), Headers: map[string]*huma.Param{}}
 	switch {
-	case op.OutputType.Implements(reflect.TypeFor[registry.Streamer]()):
-		success.Content = map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string",
-			Description: "Server-sent events: `event:` the event type, `data:` its JSON."}}}
+	case streams(op):
+		f.describeStream(hop, op, success) // openapi.go
 	case op.OutputType.Implements(reflect.TypeFor[registry.Download]()):
-		success.Content = map[string]*huma.MediaType{"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary",
-			Description: "The file (GPX: application/gpx+xml; FIT: application/vnd.ant.fit)."}}}
+		success.Content = fileContent(op)
+	case redirects(op): // form.go: the Location alone, set by describeForm
+		success.Content = map[string]*huma.MediaType{}
 	case op.HTTP.Status != http.StatusNoContent:
 		success.Content = map[string]*huma.MediaType{"application/json": {Schema: f.schemas.Of(op.OutputType)}}
+	}
+	if op.HTTP.Pages() {
+		success.Content["text/html"] = &huma.MediaType{Schema: &huma.Schema{Type: "string",
+			Description: "The page a browser shows, when Accept prefers text/html to JSON (Vary: Accept)."}}
 	}
 	if reflect.PointerTo(op.OutputType).Implements(reflect.TypeFor[registry.Versioned]()) || op.OutputType.Implements(reflect.TypeFor[registry.Versioned]()) {
 		success.Headers["ETag"] = &huma.Param{Description: "The structural version, to send back as If-Match.", Schema: &huma.Schema{Type: "string"}}
@@ -101,6 +109,19 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 		success.Headers[HeaderIdempotentReplayed] = &huma.Param{Description: "true when the answer replays the first creation of this key.", Schema: &huma.Schema{Type: "string"}}
 	}
 	hop.Responses[strconv.Itoa(op.HTTP.Status)] = success
+	describeForm(hop, op, success) // form.go
+	if op.HTTP.Status == http.StatusAccepted && op.OutputType.Implements(reflect.TypeFor[registry.StatusChooser]()) {
+		// A write that may finish at once (registry.StatusChooser) answers 200 then.
+		done := *success
+		done.Description = "The write finished at once, leaving nothing to compute in the background."
+		done.Headers = map[string]*huma.Param{}
+		for k, h := range success.Headers {
+			if k != "Location" {
+				done.Headers[k] = h
+			}
+		}
+		hop.Responses[strconv.Itoa(http.StatusOK)] = &done
+	}
 	if _, versioned := success.Headers["ETag"]; versioned && op.HTTP.Method == http.MethodGet {
 		hop.Parameters = append(hop.Parameters, &huma.Param{Name: "If-None-Match", In: "header",
 			Schema: &huma.Schema{Type: "string"}, Description: "ETags you hold: 304 without a body when one is current."})
@@ -110,7 +131,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	problem := func(status int, why string) {
 		hop.Responses[strconv.Itoa(status)] = &huma.Response{
 			Description: why,
-			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.schemas.Of(problemType)}},
+			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.problemSchema()}},
 		}
 	}
 	if op.Scope != registry.Public {
@@ -143,16 +164,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	if op.Idempotency.Creation() || op.Writes() {
 		problem(http.StatusBadRequest, "The request cannot be read (body, or Idempotency-Key).")
 	}
-	if op.Idempotency.Creation() {
-		problem(http.StatusConflict, "The Idempotency-Key was used with another body.")
-	}
-	if op.Confirm.Asks() {
-		hop.Responses["409"] = &huma.Response{
-			Description: "Confirmation required (type " + ConfirmationType + "): nothing was written; repeat with the Confirmation-Token header. Also: a refused token.",
-			Headers:     map[string]*huma.Param{HeaderConfirmationToken: {Description: "The token to send back.", Schema: &huma.Schema{Type: "string"}}},
-			Content:     map[string]*huma.MediaType{"application/problem+json": {Schema: f.schemas.Of(confirmationType)}},
-		}
-	}
+	f.conflicts(hop, op) // openapi.go
 	return hop
 }
 

@@ -19,12 +19,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/progress"
 	"cairn.dev/cairn/registry"
 )
 
@@ -56,7 +56,9 @@ type Face struct {
 	now         func() time.Time
 	maxBody     int64
 	streamCheck time.Duration
-	trusted     []netip.Prefix // proxies whose X-Forwarded-For is believed
+	trusted     []netip.Prefix   // proxies whose X-Forwarded-For is believed
+	base        string           // public_url: what makes a Location absolute (location.go)
+	tickets     progress.Tickets // stream tickets (stream.go); nil: none accepted
 }
 
 // TrustProxies sets the reverse proxies whose X-Forwarded-For names the
@@ -110,11 +112,9 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 
 // Mount adds every operation of reg to the API and its OpenAPI document.
 func (f *Face) Mount(reg *registry.Registry) {
-	for _, op := range reg.Operations() {
-		hop := f.describe(op)
-		f.api.OpenAPI().AddOperation(hop)
-		f.api.Adapter().Handle(hop, f.handler(op))
-	}
+	// Suffixed routes share a router pattern: suffix.go.
+	f.mount(reg.Operations())
+	f.introduce(reg.Operations()) // the opening of /docs: docs_intro.go
 }
 
 func (f *Face) handler(op *registry.Operation) func(huma.Context) {
@@ -127,10 +127,14 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 		for _, v := range op.URIVariables() {
 			c.Vars[v] = hc.Param(v)
 		}
+		if streams(op) && !f.streamCredential(hc, c) { // stream.go
+			return
+		}
+		negotiate(hc, c)
 		switch {
 		case op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete:
 			u := hc.URL()
-			c.Args = f.formArgs(op, u.Query())
+			c.Args = f.formArgs(op, withoutTicket(op, u.Query()))
 		case len(op.HTTP.Files) > 0 && c.Credential == "":
 			// Nothing is read for a caller authenticate will refuse.
 		case len(op.HTTP.Files) > 0:
@@ -139,6 +143,10 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
 			c.Refused = append(refused, f.repeatedFields(op, form)...)
 			slices.SortFunc(c.Refused, func(a, b registry.Violation) int { return strings.Compare(a.Field, b.Field) })
+		case takesForm(hc, op): // form.go
+			if !f.readForm(hc, c) {
+				return
+			}
 		case !jsonMediaType(hc.Header("Content-Type")) && hc.Header("Content-Length") != "0":
 			// Nothing is read of a body that says it is not JSON.
 			writeUnsupportedMediaType(hc, c)
@@ -334,6 +342,12 @@ func (f *Face) repeatedFields(op *registry.Operation, values url.Values) []regis
 
 func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 	op := c.Op
+	if writeNegotiated(hc, c, out) {
+		return
+	}
+	if writeRedirect(hc, c, out) { // form.go
+		return
+	}
 	if st, ok := out.(registry.Streamer); ok {
 		f.writeStream(hc, c, st)
 		return
@@ -370,7 +384,7 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		status = sc.ResponseStatus()
 	}
 	if l, ok := out.(registry.Located); ok && (status == http.StatusCreated || status == http.StatusAccepted) {
-		hc.SetHeader("Location", l.ResourceLocation())
+		hc.SetHeader("Location", f.locate(l.ResourceLocation()))
 	}
 	if status == http.StatusNoContent {
 		hc.SetStatus(status)
@@ -422,6 +436,9 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 		f.log.ErrorContext(hc.Context(), "operation failed", "op", c.Op.ID, "face", c.Face, "err", err)
 	case registry.KindUnavailable:
 		f.log.WarnContext(hc.Context(), "operation refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
+	}
+	if writeRefusalPage(hc, c, e) {
+		return
 	}
 	for k, v := range problemHeaders(hc.Context(), e, hc.Header("Authorization") != "") {
 		hc.SetHeader(k, v)
@@ -496,98 +513,6 @@ func RequireOrigin(allowed func(origin string) bool, next http.Handler) http.Han
 	})
 }
 
-// ProblemEvent is the last event of a stream closed because its credential
-// no longer holds; its data is the problem a new call would get.
-const ProblemEvent = "problem"
-
-// writeStream serves an event stream as server-sent events until the client
-// goes away or the stream ends. The 200 goes out with the first event, so a
-// stream that fails before sending anything (its source is down) answers
-// its problem instead: a 503, never a 200 that sends nothing. Every
-// streamCheck the call's credential is judged again; once it no longer
-// holds, the stream ends with a ProblemEvent.
-func (f *Face) writeStream(hc huma.Context, c *registry.Call, st registry.Streamer) {
-	ctx, cancel := context.WithCancel(hc.Context())
-	defer cancel()
-	w := hc.BodyWriter()
-	flush := func() {
-		if fl, ok := w.(http.Flusher); ok {
-			fl.Flush()
-		}
-	}
-	var (
-		mu      sync.Mutex // guards revoked against the re-check
-		started bool
-		revoked error
-	)
-	start := func() {
-		if started {
-			return
-		}
-		started = true
-		hc.SetHeader("Content-Type", "text/event-stream")
-		hc.SetHeader("Cache-Control", "no-store")
-		hc.SetHeader("X-Accel-Buffering", "no") // proxies must not hold events back
-		hc.SetStatus(http.StatusOK)
-	}
-	rechecked := make(chan struct{})
-	go func() {
-		defer close(rechecked)
-		tick := time.NewTicker(f.streamCheck)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			if err := f.chain.Recheck(ctx, c); err != nil && ctx.Err() == nil {
-				mu.Lock()
-				revoked = err
-				mu.Unlock()
-				cancel()
-				return
-			}
-		}
-	}()
-	err := st.Stream(ctx, func(event string, data any) error {
-		b, err := json.Marshal(data)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if revoked != nil {
-			return revoked // nothing more for a credential that no longer holds
-		}
-		start()
-		if event == "" {
-			_, err = io.WriteString(w, ": "+string(b)+"\n\n") // a comment keeps the connection alive
-		} else {
-			_, err = io.WriteString(w, "event: "+event+"\ndata: "+string(b)+"\n\n")
-		}
-		flush()
-		return err
-	})
-	cancel()
-	<-rechecked // from here on, this goroutine alone reads and writes
-	switch {
-	case !started && revoked != nil:
-		f.writeError(hc, c, revoked)
-	case !started && err != nil:
-		f.writeError(hc, c, err)
-	case revoked != nil:
-		p := registry.AsError(revoked).Problem()
-		p.RequestID = c.RequestID
-		b, _ := json.Marshal(p)
-		_, _ = io.WriteString(w, "event: "+ProblemEvent+"\ndata: "+string(b)+"\n\n")
-		flush()
-	case !started:
-		start() // a stream that ended before its first event: an empty one
-		flush()
-	}
-}
-
 // pagePolicy lets a page run its own inline script and style and talk to
 // this server only: nothing is loaded from elsewhere, nothing may frame it.
 const pagePolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
@@ -602,7 +527,7 @@ func writePage(hc huma.Context, status int, pg registry.Page) {
 		return
 	}
 	hc.SetHeader("Content-Type", "text/html; charset=utf-8")
-	hc.SetHeader("Content-Security-Policy", pagePolicy)
+	hc.SetHeader("Content-Security-Policy", policyOf(pg))
 	hc.SetHeader("Cache-Control", "no-store")
 	hc.SetHeader("Referrer-Policy", "no-referrer")
 	hc.SetHeader("X-Content-Type-Options", "nosniff")

@@ -78,7 +78,42 @@ func (s *Schemas) Inline(t reflect.Type) map[string]any {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		panic(err)
 	}
-	return s.resolve(m, map[string]bool{}).(map[string]any)
+	return withoutExamples(s.resolve(m, map[string]bool{})).(map[string]any)
+}
+
+// withoutExamples drops the examples of a schema and of every schema in
+// it: they are the API reference's request samples, and a model pays for
+// each byte of a tool's schema in every conversation. A property that is
+// named "examples" is kept.
+func withoutExamples(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch k {
+			case "examples":
+				continue
+			case "properties":
+				if props, ok := e.(map[string]any); ok {
+					kept := make(map[string]any, len(props))
+					for name, p := range props {
+						kept[name] = withoutExamples(p)
+					}
+					out[k] = kept
+					continue
+				}
+			}
+			out[k] = withoutExamples(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutExamples(e)
+		}
+		return out
+	}
+	return v
 }
 
 func (s *Schemas) resolve(v any, seen map[string]bool) any {

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -96,8 +97,7 @@ func TestAgentSession(t *testing.T) {
 		cands := stage.Structured["accommodations"].([]any)
 		require.NotEmpty(t, cands)
 		c := cands[0].(map[string]any)
-		choice := map[string]any{"id": id, "stageId": ds[0]["id"], "version": v,
-			"selectedAccommodationLat": c["lat"], "selectedAccommodationLon": c["lon"]}
+		choice := map[string]any{"id": id, "stageId": ds[0]["id"], "version": v, "accommodationId": c["id"]}
 		chosen := call(t, e, "choose_accommodation", choice)
 		require.Equal(t, v+1, version(chosen))
 		again := apptest.Call(t, e.mcp, "choose_accommodation", choice)
@@ -108,8 +108,9 @@ func TestAgentSession(t *testing.T) {
 		// Share: a public address and a GPX link that need no token.
 		shared := call(t, e, "share_trip", map[string]any{"id": id})
 		require.Len(t, shared["shortCode"], 8)
-		require.Equal(t, http.StatusOK, a.Do(t, "GET", shared["url"].(string), "", nil).Status)
-		gpxFile := a.Do(t, "GET", shared["gpxUrl"].(string), "", nil)
+		require.True(t, strings.HasPrefix(shared["url"].(string), a.URL+"/s/"), "an absolute address: %v", shared["url"])
+		require.Equal(t, http.StatusOK, a.Do(t, "GET", strings.TrimPrefix(shared["url"].(string), a.URL), "", nil).Status)
+		gpxFile := a.Do(t, "GET", strings.TrimPrefix(shared["gpxUrl"].(string), a.URL), "", nil)
 		require.Equal(t, http.StatusOK, gpxFile.Status)
 		require.Contains(t, string(gpxFile.Body), "<gpx")
 		require.True(t, apptest.Call(t, e.mcp, "share_trip", map[string]any{"id": id}).IsError, "one active share at a time")
@@ -121,7 +122,7 @@ func TestAgentSession(t *testing.T) {
 			call(t, e, tool, map[string]any{"id": id, "confirmationToken": token})
 		}
 		confirm("unshare_trip")
-		require.Equal(t, http.StatusNotFound, a.Do(t, "GET", shared["url"].(string), "", nil).Status, "revocation is immediate")
+		require.Equal(t, http.StatusNotFound, a.Do(t, "GET", strings.TrimPrefix(shared["url"].(string), a.URL), "", nil).Status, "revocation is immediate")
 		confirm("delete_trip")
 		gone := apptest.Call(t, e.mcp, "get_trip", map[string]any{"id": id})
 		require.True(t, gone.IsError)
@@ -164,7 +165,7 @@ func TestAppSession(t *testing.T) {
 		require.Equal(t, http.StatusCreated, share.Status)
 		require.Equal(t, http.StatusConflict, a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil).Status)
 		code := share.JSON(t)["shortCode"].(string)
-		require.Equal(t, http.StatusOK, a.Do(t, "GET", "/s/"+code+"/trip.fit", "", nil).Status)
+		require.Equal(t, http.StatusOK, a.Do(t, "GET", "/s/"+code+".fit", "", nil).Status)
 		ask := a.Do(t, "DELETE", "/trips/"+id+"/share", e.token, nil)
 		require.Equal(t, http.StatusConflict, ask.Status)
 		require.Equal(t, http.StatusNoContent, a.Do(t, "DELETE", "/trips/"+id+"/share", e.token, nil,

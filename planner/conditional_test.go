@@ -26,7 +26,7 @@ func TestConditionalRequests(t *testing.T) {
 	op, _ := a.Server.Registry.Lookup("trips.upload")
 	var g bytes.Buffer
 	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Three days", Points: routefixture.Route(3, 2_400, 10)}))
-	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token,
+	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Key: key(),
 		Args:  map[string]any{"startDate": day(10), "endDate": day(12)},
 		Files: map[string]apptest.File{"gpxFile": {Name: "short.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
 	require.Equal(t, http.StatusAccepted, out.Status, string(out.Raw))

@@ -56,7 +56,8 @@ func received(ctx context.Context, t *testing.T, calls <-chan url.Values) url.Va
 // with access_denied and no code.
 func TestAPersonConsentsInTheBrowser(t *testing.T) {
 	ctx := chromium(t)
-	a, b := signedIn(t, nil)
+	h := newMetadataHost(t)
+	a, b := signedIn(t, h.allowed(t))
 	redirect, calls := loopbackClient(t)
 	c := &oauthClient{t: t, a: a, b: b, id: register(t, a, redirect), redirect: redirect,
 		verifier: strings.Repeat("b", 50), scope: "trips:read trips:write", resource: a.URL + "/mcp"}
@@ -68,18 +69,18 @@ func TestAPersonConsentsInTheBrowser(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	open := func(t *testing.T) {
+	open := func(t *testing.T, c *oauthClient) {
 		t.Helper()
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.Navigate(c.authorizeURL(nil)),
-			chromedp.WaitVisible(chromedp.CSS(`button[value="approve"]`))))
+			chromedp.WaitVisible(chromedp.CSS(`#approve`))))
 		loc, err := chromedp.Run(ctx, chromedp.Location())
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(loc, a.URL+"/oauth/pending-authorizations/"), loc)
 	}
 
 	t.Run("approve", func(t *testing.T) {
-		open(t)
+		open(t, c)
 		title, err := chromedp.Run(ctx, chromedp.Title())
 		require.NoError(t, err)
 		require.Equal(t, "Allow Test agent?", title)
@@ -94,13 +95,21 @@ func TestAPersonConsentsInTheBrowser(t *testing.T) {
 		who, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".who")))
 		require.NoError(t, err)
 		require.Contains(t, who, "oauth@example.com", "the page says who is signed in")
+		kind, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#kind")))
+		require.NoError(t, err)
+		require.Equal(t, "Registered", kind, "a client that registered itself is said to be")
+		host, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#host")))
+		require.NoError(t, err)
+		back, err := url.Parse(redirect)
+		require.NoError(t, err)
+		require.Equal(t, back.Host, host, "a registered client is shown by the host it answers at")
 
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
 		require.NoError(t, err)
 		require.True(t, bytes.HasPrefix(shot, []byte("\x89PNG")) || bytes.HasPrefix(shot, []byte("\xff\xd8")), "an image")
 		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), "consent.png"), shot, 0o644))
 
-		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[value="approve"]`))))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#approve`))))
 		q := received(ctx, t, calls)
 		require.NotEmpty(t, q.Get("code"), "%v", q)
 		require.Equal(t, "st", q.Get("state"))
@@ -114,12 +123,41 @@ func TestAPersonConsentsInTheBrowser(t *testing.T) {
 	})
 
 	t.Run("deny", func(t *testing.T) {
-		open(t)
-		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button[value="deny"]`))))
+		open(t, c)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#deny`))))
 		q := received(ctx, t, calls)
 		require.Equal(t, "access_denied", q.Get("error"), "%v", q)
 		require.Empty(t, q.Get("code"))
 		require.Equal(t, "st", q.Get("state"))
 		require.Equal(t, a.URL, q.Get("iss"))
+	})
+
+	t.Run("a self-described client", func(t *testing.T) {
+		self := *c
+		self.id = h.client("/browser/client.json", "Metadata agent", redirect)
+		open(t, &self)
+		heading, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
+		require.NoError(t, err)
+		require.Contains(t, heading, "Metadata agent")
+		kind, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#kind")))
+		require.NoError(t, err)
+		require.Equal(t, "Self-described", kind)
+		host, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#host")))
+		require.NoError(t, err)
+		doc, err := url.Parse(self.id)
+		require.NoError(t, err)
+		require.Equal(t, doc.Host, host, "a self-described client is shown by the host of its document")
+		why, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#registration")))
+		require.NoError(t, err)
+		require.Contains(t, why, "Client ID Metadata Document")
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), "consent-cimd.png"), shot, 0o644))
+
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#approve`))))
+		q := received(ctx, t, calls)
+		require.NotEmpty(t, q.Get("code"), "%v", q)
+		status, body := self.exchange(q.Get("code"))
+		require.Equal(t, http.StatusOK, status, body)
 	})
 }

@@ -29,8 +29,8 @@ func TestRegistryIsCovered(t *testing.T) {
 // TestOrder pins the guard order and checks that both faces run it.
 func TestOrder(t *testing.T) {
 	t.Parallel()
-	want := []string{"authenticate", "scope", "rate_limit", "owner", "arguments", "read", "merge",
-		"validate", "lock", "precondition", "confirm", "idempotency"}
+	want := []string{"authenticate", "scope", "rate_limit", "owner", "arguments", "read", "lock", "merge",
+		"validate", "precondition", "confirm", "idempotency"}
 	require.Equal(t, want, guards.Order, "change Order and this list together, and say why")
 
 	a := plannertest.New(t)

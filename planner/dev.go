@@ -61,14 +61,19 @@ MCP (streamable HTTP) at %[1]s/mcp
   %[4]s
 
 MCP with OAuth instead of a pasted token (OAuth 2.1, the MCP authorization spec):
-  give the client only the address, no header:
+  give the client only the address, no token and no header:
   %[5]s
-  On its first 401 it reads %[1]s/.well-known/oauth-protected-resource/mcp,
-  registers at %[1]s/oauth/register and opens your browser at %[1]s/oauth/authorize;
-  signed in, you see which application asks for trips:read and trips:write, and Allow or Deny.
+  MCP Inspector: CAIRN_ALLOWED_ORIGINS=http://localhost:6274 make run, then
+    npx @modelcontextprotocol/inspector   (Streamable HTTP, %[1]s/mcp, no authentication)
+  First sign in in your browser (the invitation's link above, "Sign in"): the consent page
+  knows you by that session. On its first 401 the client reads
+  %[1]s/.well-known/oauth-protected-resource/mcp, names its Client ID Metadata Document
+  (an https client_id) or registers at %[1]s/oauth/register, and opens your browser at
+  %[1]s/oauth/authorize; you see which application asks for trips:read and trips:write,
+  whether it is registered or self-described, and Allow or Deny.
   Access tokens live 1 hour, refresh tokens 30 days (rotating); POST %[1]s/oauth/revoke ends one.
-  The MCP Inspector's page (npx @modelcontextprotocol/inspector) needs
-  CAIRN_ALLOWED_ORIGINS=http://localhost:6274 to reach this server.
+  Connected apps and tokens (revoke a grant, create a personal access token):
+    %[1]s/account/apps
 
 `, url, email, token, cfg, oauthCfg)
 }

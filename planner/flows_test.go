@@ -87,12 +87,18 @@ func TestUpdateSettingsFlow(t *testing.T) {
 		missing := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"id": id, "averageSpeed": 20})
 		require.EqualValues(t, http.StatusPreconditionRequired, missing.Structured["status"])
 
-		q := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"id": id, "version": 2, "averageSpeed": 20})
+		q := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"id": id, "version": 2, "maxDistancePerDay": 90})
 		require.False(t, q.IsError, q.Text)
 		tok := q.Structured["confirmation"].(map[string]any)["confirmationToken"].(string)
-		ok := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"averageSpeed": 20, "version": 2, "id": id, "confirmationToken": tok})
+		ok := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"maxDistancePerDay": 90, "version": 2, "id": id, "confirmationToken": tok})
 		require.False(t, ok.IsError, ok.Text)
 		require.EqualValues(t, 3, ok.Structured["version"], "every write answers the new version")
+
+		// A speed loses nothing (no day is recut): it acts at once.
+		fast := apptest.Call(t, e.mcp, "update_trip_settings", map[string]any{"id": id, "version": 3, "averageSpeed": 20})
+		require.False(t, fast.IsError, fast.Text)
+		require.NotContains(t, fast.Structured, "confirmation")
+		require.EqualValues(t, 4, fast.Structured["version"])
 	})
 }
 

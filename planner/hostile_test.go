@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,8 +50,8 @@ func TestAbsurdNumbersAndNullsAreRefusedByName(t *testing.T) {
 			"startPoint": map[string]any{"lat": 90.5, "lon": 1}}, 0, "startPoint.lat"},
 		{"a longitude past the antimeridian", "stages.add_waypoint", map[string]any{
 			"waypointLat": 0, "waypointLon": -180.01}, 0, "waypointLon"},
-		{"a chosen latitude of 1e308", "stages.choose_accommodation", map[string]any{
-			"selectedAccommodationLat": 1e308, "selectedAccommodationLon": 0}, 0, "selectedAccommodationLat"},
+		{"a chosen id of 200 characters", "stages.choose_accommodation", map[string]any{
+			"accommodationId": strings.Repeat("x", 200)}, 0, "accommodationId"},
 		{"an elevation penalty of 1e308", "trips.update_settings", map[string]any{"elevationPenalty": 1e308}, -1, "elevationPenalty"},
 		{"a null average speed", "trips.update_settings", map[string]any{"averageSpeed": nil}, -1, "averageSpeed"},
 		{"a null source", "trips.update_settings", map[string]any{"sourceUrl": nil}, -1, "sourceUrl"},

@@ -84,7 +84,7 @@ func (b *person) consent(base, authorizeURL, decision string, wantScopes ...stri
 	}
 	m := csrfField.FindStringSubmatch(page)
 	require.Len(b.t, m, 2, page)
-	res, page = b.do(http.MethodPost, pending.String(), url.Values{"csrf": {m[1]}, "decision": {decision}})
+	res, page = b.do(http.MethodPost, pending.String()+"/"+decision, url.Values{"csrf": {m[1]}})
 	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, page)
 	back, err := url.Parse(res.Header.Get("Location"))
 	require.NoError(b.t, err)
@@ -102,54 +102,100 @@ func signedIn(t *testing.T, engine apptest.Option) (*plannertest.App, *person) {
 }
 
 // TestOAuthWithTheSDKClient: the go-sdk's own OAuth client connects to
-// /mcp from nothing: a 401 names the resource metadata, which names this
-// server as the authorization server; it registers (RFC 7591), sends the
-// person to consent with PKCE, exchanges the code, and lists trips.
+// /mcp from nothing, once known by a Client ID Metadata Document the test
+// serves and once by Dynamic Client Registration (RFC 7591): a 401 names
+// the resource metadata, which names this server as the authorization
+// server; the client registers or names its document, sends the person to
+// consent with PKCE, exchanges the code and lists trips. Its refresh
+// token rotates, and once revoked the access token is refused with 401.
 func TestOAuthWithTheSDKClient(t *testing.T) {
-	a, b := signedIn(t, nil)
 	const redirect = "http://127.0.0.1:49152/callback"
-	handler, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			ClientName: "Test agent", RedirectURIs: []string{redirect}, GrantTypes: []string{"authorization_code", "refresh_token"},
+	h := newMetadataHost(t)
+	document := h.client("/agent/client.json", "Test agent", redirect)
+	for _, tt := range []struct {
+		name   string
+		config func(*auth.AuthorizationCodeHandlerConfig)
+	}{
+		{"client ID metadata document", func(c *auth.AuthorizationCodeHandlerConfig) {
+			c.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: document}
 		}},
-		RedirectURL: redirect,
-		AuthorizationCodeFetcher: func(_ context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			back := b.consent(a.URL, args.URL, "approve", "trips:read", "trips:write")
-			if !strings.HasPrefix(back.String(), redirect+"?") {
-				return nil, errors.New("sent back elsewhere: " + back.String())
+		{"dynamic client registration", func(c *auth.AuthorizationCodeHandlerConfig) {
+			c.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+				ClientName: "Test agent", RedirectURIs: []string{redirect}, GrantTypes: []string{"authorization_code", "refresh_token"},
+			}}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := signedIn(t, h.allowed(t))
+			var clientID string
+			cfg := &auth.AuthorizationCodeHandlerConfig{
+				RedirectURL: redirect,
+				AuthorizationCodeFetcher: func(_ context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+					u, err := url.Parse(args.URL)
+					if err != nil {
+						return nil, err
+					}
+					clientID = u.Query().Get("client_id")
+					if u.Query().Get("code_challenge_method") != "S256" || u.Query().Get("code_challenge") == "" {
+						return nil, errors.New("no PKCE S256 challenge: " + args.URL)
+					}
+					back := b.consent(a.URL, args.URL, "approve", "trips:read", "trips:write")
+					if !strings.HasPrefix(back.String(), redirect+"?") {
+						return nil, errors.New("sent back elsewhere: " + back.String())
+					}
+					q := back.Query()
+					return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+				},
 			}
-			q := back.Query()
-			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
-		},
-	})
-	require.NoError(t, err)
-	client := mcp.NewClient(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.URL + "/mcp", OAuthHandler: handler}, nil)
-	require.NoError(t, err)
-	defer s.Close()
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "list_trips", Arguments: map[string]any{}})
-	require.NoError(t, err)
-	require.False(t, res.IsError, "%+v", res.Content)
-	tools, err := s.ListTools(ctx, nil)
-	require.NoError(t, err)
-	require.NotEmpty(t, tools.Tools)
+			tt.config(cfg)
+			handler, err := auth.NewAuthorizationCodeHandler(cfg)
+			require.NoError(t, err)
+			client := mcp.NewClient(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.URL + "/mcp", OAuthHandler: handler}, nil)
+			require.NoError(t, err)
+			defer s.Close()
+			res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "list_trips", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.False(t, res.IsError, "%+v", res.Content)
+			if tt.name == "client ID metadata document" {
+				require.Equal(t, document, clientID, "the client is known by its document's URL")
+			} else {
+				require.True(t, strings.HasPrefix(clientID, "dcr_"), clientID)
+			}
 
-	// The token the client holds is bound to /mcp, and revocable.
-	ts, err := handler.TokenSource(ctx)
-	require.NoError(t, err)
-	tok, err := ts.Token()
-	require.NoError(t, err)
-	st, _ := mcpStatus(t, a, tok.AccessToken, "list_trips")
-	require.Equal(t, http.StatusOK, st)
-	res2, err := http.PostForm(a.URL+"/oauth/revoke", url.Values{"token": {tok.AccessToken}})
-	require.NoError(t, err)
-	res2.Body.Close()
-	require.Equal(t, http.StatusOK, res2.StatusCode)
-	st, challenge := mcpStatus(t, a, tok.AccessToken, "list_trips")
-	require.Equal(t, http.StatusUnauthorized, st)
-	require.Contains(t, challenge, `resource_metadata="`+a.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			// The token the client holds is bound to /mcp; its refresh
+			// token rotates.
+			ts, err := handler.TokenSource(ctx)
+			require.NoError(t, err)
+			tok, err := ts.Token()
+			require.NoError(t, err)
+			st, _ := mcpStatus(t, a, tok.AccessToken, "list_trips")
+			require.Equal(t, http.StatusOK, st)
+			c := &oauthClient{t: t, a: a, id: clientID}
+			status, body := c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {clientID}})
+			require.Equal(t, http.StatusOK, status, body)
+			access, refreshed := body["access_token"].(string), body["refresh_token"].(string)
+			require.NotEqual(t, tok.RefreshToken, refreshed, "the refresh token rotates")
+			st, _ = mcpStatus(t, a, access, "list_trips")
+			require.Equal(t, http.StatusOK, st)
+
+			// Revoked, the access token is refused with a challenge that
+			// starts the client over.
+			for _, revoked := range []string{access, refreshed} {
+				status, _ = c.post("/oauth/revoke", url.Values{"token": {revoked}})
+				require.Equal(t, http.StatusOK, status)
+			}
+			st, challenge := mcpStatus(t, a, access, "list_trips")
+			require.Equal(t, http.StatusUnauthorized, st)
+			require.Contains(t, challenge, `resource_metadata="`+a.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			require.Contains(t, challenge, `error="invalid_token"`)
+			status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshed}, "client_id": {clientID}})
+			require.Equal(t, http.StatusBadRequest, status)
+			require.Equal(t, "invalid_grant", body["error"])
+		})
+	}
 }
 
 // oauthClient is a scripted client, for the refusals the SDK client never
@@ -372,15 +418,110 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		}
 	})
 
-	t.Run("a consent without a session or without its CSRF token", func(t *testing.T) {
+	t.Run("a consent without a session or without its CSRF token, or with a bearer token", func(t *testing.T) {
 		res, _ := b.do(http.MethodGet, c.authorizeURL(nil), nil)
 		pending := a.URL + res.Header.Get("Location")
 		res, page := newPerson(t, "").do(http.MethodGet, pending, nil)
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
-		res, page = b.do(http.MethodPost, pending, url.Values{"decision": {"approve"}})
-		require.Equal(t, http.StatusForbidden, res.StatusCode, page)
-		res, _ = newPerson(t, "").do(http.MethodPost, pending, url.Values{"decision": {"approve"}, "csrf": {"x"}})
-		require.Equal(t, http.StatusUnauthorized, res.StatusCode)
+		require.Contains(t, page, "sign in first")
+		res, page = b.do(http.MethodGet, pending, nil)
+		require.Equal(t, http.StatusOK, res.StatusCode, page)
+		csrf := csrfField.FindStringSubmatch(page)[1]
+
+		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{})
+		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
+		require.Contains(t, page, `"field":"csrf"`)
+		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {"forged"}})
+		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
+		require.Contains(t, page, `"field":"csrf"`)
+		require.Empty(t, res.Header.Get("Location"))
+
+		// An agent holding a token with every scope, and even the page's
+		// CSRF token, is not the person's browser.
+		agent := a.Token(t, "oauth@example.com", a.Server.Registry.Scopes()...)
+		for _, path := range []string{"/approve", "/deny"} {
+			req, err := http.NewRequest(http.MethodPost, pending+path, strings.NewReader(url.Values{"csrf": {csrf}}.Encode()))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Authorization", "Bearer "+agent)
+			res, err = b.http.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			require.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+			require.Empty(t, res.Header.Get("Location"), path)
+		}
+		res, page = newPerson(t, "").do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
+
+		// Nothing was decided: the person still can.
+		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
+		back, err := url.Parse(res.Header.Get("Location"))
+		require.NoError(t, err)
+		require.NotEmpty(t, back.Query().Get("code"))
+		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		require.Equal(t, http.StatusNotFound, res.StatusCode, "an answered request is gone: %s", page)
+	})
+
+	t.Run("an expired code", func(t *testing.T) {
+		code := c.code()
+		_, err := a.DB.NewUpdate().Table("oauth_authorizations").Set("expires_at = ?", time.Now().UTC().Add(-time.Second)).
+			Where("client_id = ? AND status = ?", c.id, "approved").Exec(context.Background())
+		require.NoError(t, err)
+		status, body := c.exchange(code)
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_grant", body["error"])
+		require.Contains(t, body["error_description"], "expired")
+		require.NotContains(t, body, "access_token")
+	})
+
+	t.Run("another redirect_uri or resource at the token endpoint", func(t *testing.T) {
+		code := c.code()
+		other := *c
+		other.redirect = "http://127.0.0.1:5000/other"
+		status, body := other.exchange(code)
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_grant", body["error"])
+		other = *c
+		other.resource = "https://other.example/mcp"
+		status, body = other.exchange(code)
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_target", body["error"])
+		require.NotContains(t, body, "access_token")
+		status, body = c.exchange(code)
+		require.Equal(t, http.StatusOK, status, "the client's own request still buys the code: %v", body)
+	})
+
+	t.Run("an expired access token, an expired refresh token", func(t *testing.T) {
+		fresh := *c
+		fresh.id = register(t, a, redirect)
+		status, body := fresh.exchange(fresh.code())
+		require.Equal(t, http.StatusOK, status, body)
+		access, refreshTok := body["access_token"].(string), body["refresh_token"].(string)
+		past := time.Now().UTC().Add(-time.Second)
+		_, err := a.DB.NewUpdate().Table("access_tokens").Set("expires_at = ?", past).
+			Where("name LIKE ?", "oauth: % ("+fresh.id+")").Exec(context.Background())
+		require.NoError(t, err)
+		st, challenge := mcpStatus(t, a, access, "list_trips")
+		require.Equal(t, http.StatusUnauthorized, st)
+		require.Contains(t, challenge, `error="invalid_token"`)
+		_, err = a.DB.NewUpdate().Table("oauth_refresh_tokens").Set("expires_at = ?", past).
+			Where("client_id = ?", fresh.id).Exec(context.Background())
+		require.NoError(t, err)
+		status, body = fresh.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {fresh.id}})
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_grant", body["error"])
+		require.Contains(t, body["error_description"], "expired")
+	})
+
+	t.Run("a refresh token presented by another client", func(t *testing.T) {
+		status, body := c.exchange(c.code())
+		require.Equal(t, http.StatusOK, status, body)
+		thief := register(t, a, redirect)
+		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {body["refresh_token"].(string)}, "client_id": {thief}})
+		require.Equal(t, http.StatusBadRequest, status)
+		require.Equal(t, "invalid_grant", body["error"])
+		require.NotContains(t, body, "access_token")
 	})
 
 	t.Run("a denial goes back as access_denied", func(t *testing.T) {

@@ -66,7 +66,7 @@ func (e env) days(t testing.TB, km int, settings map[string]any) (string, []stri
 	require.True(t, ok)
 	var g bytes.Buffer
 	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Days", Points: plannertest.Line(km)}))
-	out := e.a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Args: settings,
+	out := e.a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Args: settings, Key: key(),
 		Files: map[string]apptest.File{"gpxFile": {Name: "days.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
 	require.Equal(t, http.StatusAccepted, out.Status, string(out.Raw))
 	var ids []string
@@ -75,6 +75,13 @@ func (e env) days(t testing.TB, km int, settings map[string]any) (string, []stri
 	}
 	v := int64(out.Body["version"].(float64))
 	return out.Body["id"].(string), ids, &v
+}
+
+// gpxFile is the upload form's file: a route of km kilometres.
+func gpxFile(t testing.TB, km int) map[string]apptest.File {
+	var g bytes.Buffer
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Upload", Points: plannertest.Line(km)}))
+	return map[string]apptest.File{"gpxFile": {Name: "upload.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}
 }
 
 // shareCodes remembers the public code of every trip shared for a fixture,
@@ -95,6 +102,20 @@ func (e env) shared(t testing.TB) (string, string) {
 func sharedCode(t testing.TB, e env) apptest.Request {
 	_, code := e.shared(t)
 	return apptest.Request{Vars: map[string]string{"code": code}}
+}
+
+// sharedDay is the second day of a shared trip, at its public address.
+func sharedDay(t testing.TB, e env) apptest.Request {
+	r := sharedCode(t, e)
+	r.Vars["index"] = "1"
+	return r
+}
+
+// stageFile is the second day of a trip, for its owner's export.
+func stageFile(t testing.TB, e env) apptest.Request {
+	r := stageReq(t, e, 200, nil, 1, nil)
+	r.Version = nil
+	return r
 }
 
 func tripWithDays(t testing.TB, e env) apptest.Request {
@@ -210,6 +231,10 @@ var fixtures = conformance.Fixtures{
 			return apptest.Request{Vars: map[string]string{"id": id}, Args: map[string]any{"startDate": day(60)}, Version: e.version(t, id)}
 		}),
 		Written: tripMoved,
+		Harmless: valid(func(t testing.TB, e env) apptest.Request {
+			id := e.trip(t, map[string]any{"startDate": day(30)})
+			return apptest.Request{Vars: map[string]string{"id": id}, Args: map[string]any{"title": "A new name"}, Version: e.version(t, id)}
+		}),
 	},
 	"trips.delete": {
 		Valid: valid(func(t testing.TB, e env) apptest.Request {
@@ -220,15 +245,70 @@ var fixtures = conformance.Fixtures{
 	"trips.events": {Valid: valid(func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
 	})},
+	"trips.events_ticket": {Valid: valid(func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
+	})},
 	"trips.upload": {
 		Valid: valid(func(t testing.TB, e env) apptest.Request {
-			return apptest.Request{Args: map[string]any{"maxDistancePerDay": 60}}
+			return apptest.Request{Args: map[string]any{"maxDistancePerDay": 60}, Files: gpxFile(t, 120)}
 		}),
+		Conflicting: func(r apptest.Request) apptest.Request {
+			r.Args["maxDistancePerDay"] = 90
+			return r
+		},
 		Invalid: change(func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
 			r.Args["startDate"], r.Args["endDate"] = day(40), day(39)
 			return r
 		}),
 	},
+	"trips.duplicate": {
+		Valid: valid(tripWithDays),
+		Conflicting: func(r apptest.Request) apptest.Request {
+			r.Args = map[string]any{"title": "Another copy"}
+			return r
+		},
+		Invalid: change(func(t testing.TB, e env, _ apptest.Request) apptest.Request {
+			// a copy of a trip whose settings no longer hold is refused by name
+			id, _, _ := e.days(t, 120, nil)
+			return apptest.Request{Vars: map[string]string{"id": id}, Args: map[string]any{"title": ""}}
+		}),
+	},
+	"trips.recompute": {
+		Valid: valid(func(t testing.TB, e env) apptest.Request {
+			r := tripWithDays(t, e)
+			r.Args = map[string]any{"modifications": []any{map[string]any{"type": "dates"}}}
+			return r
+		}),
+		Invalid: change(func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+			r.Args = map[string]any{"modifications": []any{map[string]any{"type": "accommodation"}}} // no stageIndex
+			return r
+		}),
+	},
+	"trips.scan_accommodations": {
+		Valid: valid(func(t testing.TB, e env) apptest.Request {
+			r := tripWithDays(t, e)
+			r.Args = map[string]any{"radiusKm": 10}
+			return r
+		}),
+		Invalid: change(func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+			r.Args = map[string]any{"stageIndex": 99}
+			return r
+		}),
+	},
+	"trips.nearby_pois": {
+		Valid: valid(func(t testing.TB, e env) apptest.Request {
+			r := tripWithDays(t, e)
+			r.Args = map[string]any{"category": "shelter", "position": map[string]any{"lat": 0, "lon": 0.5}}
+			return r
+		}),
+		Invalid: change(func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
+			r.Args["stageDay"] = 99
+			return r
+		}),
+	},
+	"places.reverse": {Valid: valid(func(t testing.TB, e env) apptest.Request {
+		return apptest.Request{Args: map[string]any{"lat": 45.76, "lon": 4.84}}
+	})},
 	"shares.create": {Valid: valid(func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": e.trip(t, nil)}}
 	})},
@@ -244,19 +324,34 @@ var fixtures = conformance.Fixtures{
 	"shares.file_fit": {Valid: valid(sharedCode)},
 	"trips.file_gpx":  {Valid: valid(tripWithDays)},
 	"trips.file_fit":  {Valid: valid(tripWithDays)},
+	"trips.route":     {Valid: valid(tripWithDays)},
+	"shares.route":    {Valid: valid(sharedCode)},
+	"shares.get": {Valid: valid(func(t testing.TB, e env) apptest.Request {
+		id, _ := e.shared(t)
+		return apptest.Request{Vars: map[string]string{"id": id}}
+	})},
+	"shares.stage_file_gpx": {Valid: valid(sharedDay)},
+	"shares.stage_file_fit": {Valid: valid(sharedDay)},
+	"stages.file_gpx":       {Valid: valid(stageFile)},
+	"stages.file_fit":       {Valid: valid(stageFile)},
 	"places.search": {Valid: valid(func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Args: map[string]any{"q": "Lyon"}}
 	})},
 	"trips.analyze": {Valid: valid(tripWithDays)},
 	"stages.choose_accommodation": {
 		Valid: valid(func(t testing.TB, e env) apptest.Request {
-			return stageReq(t, e, 200, nil, 0, map[string]any{"selectedAccommodationLat": nil, "selectedAccommodationLon": nil})
+			return stageReq(t, e, 200, nil, 0, map[string]any{"accommodationId": nil})
 		}),
-		Invalid: change(func(_ testing.TB, _ env, r apptest.Request) apptest.Request {
-			r.Args = map[string]any{"selectedAccommodationLat": 0.0, "selectedAccommodationLon": nil}
-			return r
+		Invalid: change(func(t testing.TB, e env, r apptest.Request) apptest.Request {
+			// a rest day has no night of its own to choose a place for
+			res := e.a.Do(t, "POST", "/trips/"+r.Vars["id"]+"/stages/"+r.Vars["stageId"]+"/rest-day", e.token, nil,
+				"If-Match", fmt.Sprintf(`"%d"`, *r.Version))
+			require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+			rest := res.JSON(t)["stage"].(map[string]any)["id"].(string)
+			v := *r.Version + 1
+			return apptest.Request{Vars: map[string]string{"id": r.Vars["id"], "stageId": rest}, Args: map[string]any{"accommodationId": "osm:node:1"}, Version: &v}
 		}),
-		Locked:  change(stageLocked(0, map[string]any{"selectedAccommodationLat": nil, "selectedAccommodationLon": nil})),
+		Locked:  change(stageLocked(0, map[string]any{"accommodationId": nil})),
 		Written: tripMoved,
 	},
 	// add_waypoint stores nothing and leaves the version as it is: it has

@@ -209,7 +209,7 @@ func TestUpload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := newEnv(t, a)
-		out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Files: map[string]apptest.File{"gpxFile": tt.file}})
+		out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Key: key(), Files: map[string]apptest.File{"gpxFile": tt.file}})
 		require.Equal(t, tt.want, out.Status, "%s: %s", tt.name, out.Raw)
 		list := a.Do(t, "GET", "/trips", e.token, nil).JSON(t)
 		if tt.want != http.StatusAccepted {

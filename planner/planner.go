@@ -39,6 +39,10 @@ type Settings struct {
 	MailFrom        string        `koanf:"mail_from"`
 	FrontendURL     string        `koanf:"frontend_url"`
 	AuthSecret      string        `koanf:"auth_secret"`
+	// OAuthMetadataAllow and OAuthMetadataRoots widen what the client
+	// metadata documents may be fetched from (oauthKeys).
+	OAuthMetadataAllow string `koanf:"oauth_metadata_allow"`
+	OAuthMetadataRoots string `koanf:"oauth_metadata_roots"`
 }
 
 // Decode reads the product's settings from a loaded configuration.
@@ -70,6 +74,11 @@ var tripKeys = []config.Key{
 	{Name: "overpass_url", Default: "", Doc: "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
 }
 
+var oauthKeys = []config.Key{
+	{Name: "oauth_metadata_allow", Default: "", Doc: "comma-separated address ranges OAuth client metadata documents may be fetched from despite the SSRF rules (a client on a private network; 127.0.0.1/32 for a local test server); empty by default"},
+	{Name: "oauth_metadata_roots", Default: "", Doc: "a PEM file of certificate authorities trusted, besides the system's, for OAuth client metadata documents (a private CA); empty by default"},
+}
+
 var placeKeys = []config.Key{
 	{Name: "nominatim_url", Default: "", Doc: "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
 }
@@ -81,7 +90,9 @@ func Product() app.Product {
 		Title:   "Cairn trip planner",
 		Version: Version,
 		Description: "Plan bikepacking trips: import a route, cut it into days, edit the days, pick accommodations, share, export. " +
-			"Every operation is also an MCP tool at /mcp unless its description says why not.",
+			"Every operation is also an MCP tool at /mcp unless its description says why not. " +
+			"Tokens: `cairn token create --email you@example.com --scope trips:read --scope trips:write` on the server, " +
+			"a sign-in by mail (`POST /auth/request-link`, then `POST /auth/verify`), or OAuth for MCP clients.",
 		Instructions: "Cairn plans bikepacking trips. Create a trip from a route address with create_trip, " +
 			"then read it with get_trip (partial: true while the days are computed; poll again later). " +
 			"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
@@ -103,6 +114,7 @@ func Product() app.Product {
 				Name: "trips",
 				Options: fx.Options(trips.Module,
 					fx.Provide(provideSource, providePlaces, provideRouter, provideDispatcher,
+						func(s *app.Server) trips.PublicURL { return s.URL },
 						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)),
 						fx.Annotate(func(s *trips.Store) accounts.Holder { return trips.NewAccountData(s) }, fx.ResultTags(`group:"account_holders"`)))),
 				Migrations: []migrations.Source{trips.Migrations, poi.Migrations},
@@ -114,8 +126,9 @@ func Product() app.Product {
 				Name: "oauth",
 				Options: fx.Options(oauth.Module,
 					fx.Provide(func(s *app.Server) oauth.Issuer { return s.URL },
-						func(l guards.Limiter) oauth.Limiter { return l })),
+						func(l guards.Limiter) oauth.Limiter { return l }, provideMetadataFetcher)),
 				Migrations: []migrations.Source{oauth.Migrations},
+				Keys:       oauthKeys,
 			},
 			{
 				Name:    "placesearch",

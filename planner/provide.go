@@ -2,14 +2,17 @@ package planner
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/modules/oauth"
 	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
@@ -76,6 +79,33 @@ func provideSource(cfg Settings) (trips.Source, error) {
 		return nil, fmt.Errorf("source_base_urls: %w", err)
 	}
 	return routeSource{f: f}, nil
+}
+
+// provideMetadataFetcher is the client metadata documents' fetch client:
+// the SSRF rules of the route sources, with the ranges and roots the
+// deployment adds (none by default).
+func provideMetadataFetcher(cfg Settings) (oauth.Fetcher, error) {
+	var p oauth.FetchPolicy
+	for _, r := range splitList(cfg.OAuthMetadataAllow) {
+		prefix, err := netip.ParsePrefix(r)
+		if err != nil {
+			return nil, fmt.Errorf("oauth_metadata_allow: %q is not an address range such as 127.0.0.1/32", r)
+		}
+		p.Allow = append(p.Allow, prefix)
+	}
+	if cfg.OAuthMetadataRoots != "" {
+		pem, err := os.ReadFile(cfg.OAuthMetadataRoots)
+		if err != nil {
+			return nil, fmt.Errorf("oauth_metadata_roots: %w", err)
+		}
+		if p.RootCAs, err = x509.SystemCertPool(); err != nil {
+			p.RootCAs = x509.NewCertPool()
+		}
+		if !p.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("oauth_metadata_roots: %s holds no PEM certificate", cfg.OAuthMetadataRoots)
+		}
+	}
+	return oauth.NewFetcher(p), nil
 }
 
 func splitList(s string) []string {

@@ -102,7 +102,7 @@ func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	op, _ := a.Server.Registry.Lookup("trips.upload")
 	var g bytes.Buffer
 	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Thirty days", Points: routefixture.Route(7, 24_000, 100)})) // 2,400 km with hills
-	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token,
+	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Key: key(),
 		Args:  map[string]any{"startDate": day(10), "endDate": day(39), "maxDistancePerDay": 100},
 		Files: map[string]apptest.File{"gpxFile": {Name: "long.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
 	require.Equal(t, 202, out.Status, string(out.Raw))

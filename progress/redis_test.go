@@ -26,10 +26,12 @@ func TestPublishReachesSubscribersOfThatTripOnly(t *testing.T) {
 	for name, hub := range hubs(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			mine, err := hub.Subscribe(ctx, "trip-1")
+			sub, err := hub.Subscribe(ctx, "trip-1", "")
 			require.NoError(t, err)
-			other, err := hub.Subscribe(ctx, "trip-2")
+			mine := sub.Events
+			sub, err = hub.Subscribe(ctx, "trip-2", "")
 			require.NoError(t, err)
+			other := sub.Events
 
 			require.NoError(t, hub.Publish(ctx, "trip-1", progress.Event{Type: "stages_computed", Data: map[string]any{"stageCount": 3}}))
 			select {
@@ -63,11 +65,11 @@ func TestSubscribeWhileRedisIsDownIsUnavailable(t *testing.T) {
 	hub := progress.Redis{Client: rc, Prefix: outage.Prefix}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = hub.Subscribe(ctx, "trip-1")
+	_, err = hub.Subscribe(ctx, "trip-1", "")
 	require.NoError(t, err, "reachable: subscribed")
 
 	outage.Cut()
-	_, err = hub.Subscribe(ctx, "trip-2")
+	_, err = hub.Subscribe(ctx, "trip-2", "")
 	e := registry.AsError(err)
 	require.Equal(t, registry.KindUnavailable, e.Kind, "%v", err)
 	require.Positive(t, e.RetryAfter)

@@ -2,9 +2,11 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -22,6 +24,11 @@ type Route struct {
 	Path   string // huma/OpenAPI style: /trips/{id}
 	Status int
 	Files  []string // multipart file fields, for an upload (HTTP only)
+	// refusalPage is set by WithPages: the route also answers a person's
+	// browser, and this renders a refusal as a page.
+	refusalPage func(e *Error) Page
+	// form is set by WithForm: the route also takes an HTML form's body.
+	form bool
 }
 
 // Upload declares a multipart POST carrying the given file fields; its
@@ -126,6 +133,7 @@ type OwnerRule struct {
 	Check OwnerFunc
 	self  bool
 	terms []string
+	shape *regexp.Regexp // set by Matching: the values that can name anything
 }
 
 // ByURIVariable authorizes by the URI variable v (a path parameter on HTTP,
@@ -368,13 +376,29 @@ type Impact struct {
 // Confirmation declares the confirmation short circuit.
 type Confirmation struct {
 	Impact func(ctx context.Context, c *Call) (Impact, error)
-	none   bool
+	// whenLoses asks only when the impact loses something: an impact with
+	// no Loses goes ahead at once, with no token (a title change, say).
+	whenLoses bool
+	none      bool
 }
 
 // ConfirmWith declares an operation that asks before acting, describing its impact.
 func ConfirmWith(impact func(ctx context.Context, c *Call) (Impact, error)) Confirmation {
 	return Confirmation{Impact: impact}
 }
+
+// ConfirmWhenLoses declares an operation that asks before acting only when
+// its impact loses something (Impact.Loses is not empty); a call that loses
+// nothing acts at once, on both faces alike. For an operation whose calls
+// range from harmless to destructive: asking for every one of them teaches
+// a caller to confirm without reading.
+func ConfirmWhenLoses(impact func(ctx context.Context, c *Call) (Impact, error)) Confirmation {
+	return Confirmation{Impact: impact, whenLoses: true}
+}
+
+// OnlyWhenLoses reports whether the operation asks only when its impact
+// loses something.
+func (c Confirmation) OnlyWhenLoses() bool { return c.whenLoses }
 
 // NoConfirm declares an operation that acts without asking.
 var NoConfirm = Confirmation{none: true}
@@ -437,7 +461,34 @@ type File struct {
 // serves them as server-sent events. An operation answering one is never a
 // tool (a tool answers one document).
 type Streamer interface {
-	Stream(ctx context.Context, send func(event string, data any) error) error
+	Stream(ctx context.Context, send func(StreamEvent) error) error
+}
+
+// StreamEvent is one event of a stream: its type, its data (sent as
+// JSON) and, when the stream can resume after it, its id (Call.LastEventID
+// of the reconnection). An event without a type is a keep-alive comment.
+type StreamEvent struct {
+	ID    string
+	Event string
+	Data  any
+}
+
+// ErrNothingToFollow is what a stream answers, before sending anything,
+// to a reconnection after its last event when nothing has happened since
+// and nothing more will: the HTTP face answers 204, which tells a browser's
+// EventSource to stop reconnecting.
+var ErrNothingToFollow = errors.New("nothing to follow")
+
+// EventTypes is implemented by stream outputs that document their events:
+// each type and what its data says, for the API reference.
+type EventTypes interface {
+	EventTypes() []EventType
+}
+
+// EventType documents one type of a stream's events.
+type EventType struct {
+	Name string
+	Doc  string
 }
 
 // Download is implemented by outputs that are files: the HTTP face sends

@@ -38,6 +38,10 @@ type Op[I, O any] struct {
 	Hints        Hints
 	Dispatches   bool // starts background work; never idempotent-hinted
 	Record       any  // a typed nil of the record a write changes; its fields bound the arguments
+	// Refusals are the refusals Handle (or Merge) itself may answer beyond
+	// the guards' own, such as a business rule's 409: the HTTP face
+	// documents each under its status, with its code.
+	Refusals []*Error
 	// Handle does the work; a creation's runs in the idempotency guard's
 	// transaction, so its queries go through storage.Conn(ctx, db).
 	Handle func(ctx context.Context, c *Call, in *I) (O, error)
@@ -62,6 +66,7 @@ type Operation struct {
 	Hints        Hints
 	Dispatches   bool
 	RecordType   reflect.Type // nil when the operation writes no record
+	Refusals     []*Error     // what the handler itself may refuse with (Op.Refusals)
 	Handle       func(ctx context.Context, c *Call) (any, error)
 
 	InputType  reflect.Type // the Go type both faces publish the schema of
@@ -102,7 +107,7 @@ var pathVar = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_]*)\}`)
 func (o *Operation) VariableNoun(v string) string {
 	segs := strings.Split(strings.Trim(o.HTTP.Path, "/"), "/")
 	for i, s := range segs {
-		if s == "{"+v+"}" && i > 0 && !strings.HasPrefix(segs[i-1], "{") {
+		if (s == "{"+v+"}" || strings.HasPrefix(s, "{"+v+"}.")) && i > 0 && !strings.HasPrefix(segs[i-1], "{") {
 			noun := segs[i-1]
 			switch {
 			case strings.HasSuffix(noun, "ies"):
@@ -124,7 +129,7 @@ func Add[I, O any](reg *Registry, op Op[I, O]) {
 		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope,
 		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
 		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
-		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches,
+		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Refusals: op.Refusals,
 		InputType:  reflect.TypeFor[I](),
 		OutputType: reflect.TypeFor[O](),
 		newInput:   func() any { return new(I) },
@@ -359,7 +364,7 @@ func (r *Registry) Check() error {
 			add(o, "the precondition compares with the stored record: declare Load")
 		}
 		if !o.Confirm.Declared() {
-			add(o, "confirmation is not declared (registry.ConfirmWith or registry.NoConfirm)")
+			add(o, "confirmation is not declared (registry.ConfirmWith, registry.ConfirmWhenLoses or registry.NoConfirm)")
 		}
 		if !o.Idempotency.Declared() {
 			add(o, "idempotency is not declared (registry.CreationReplayedBy or registry.NotACreation)")
@@ -374,6 +379,7 @@ func (r *Registry) Check() error {
 			add(o, "output must be a struct, got %s", k)
 		}
 	}
+	problems = append(problems, routeProblems(r.Operations())...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
@@ -448,6 +454,10 @@ type Call struct {
 
 	Vars map[string]string          // URI variables
 	Args map[string]json.RawMessage // the published input arguments as sent
+	// WantsPage is set by the HTTP face on a route declared WithPages when
+	// the request's Accept prefers text/html to JSON: the handler answers
+	// an output whose AsPage is the page a person's browser shows.
+	WantsPage bool
 	// Unreadable is set by a face whose input could not be read at all (a
 	// body that is not a JSON object); the arguments guard refuses it, so
 	// the refusal still comes after authentication.
@@ -468,6 +478,9 @@ type Call struct {
 	ConfirmationToken string          // the confirmation header, or "confirmationToken"
 	Files             map[string]File // uploaded files (HTTP uploads only)
 	Asker             Asker           // nil when the face cannot ask a person
+	// LastEventID is the id of the last event a reconnecting stream
+	// received (Last-Event-ID), as sent: a stream resumes after it.
+	LastEventID string
 
 	Input    any    // decoded *I, set by the arguments guard
 	Previous Record // set by read: the stored record, never modified

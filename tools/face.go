@@ -503,11 +503,11 @@ func outputResult(out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, err := render(b, TextBudget)
+	text, err := renderGo(out, b, TextBudget)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := out.(registry.ThirdParty); ok {
+	if marksData(out) { // marking.go: a rule over the output's fields
 		text = DataNotice + text
 	}
 	return &mcp.CallToolResult{

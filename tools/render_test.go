@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -87,4 +89,127 @@ func TestSlimKeepsWhatAModelNeeds(t *testing.T) {
 	}
 	require.Equal(t, want, slim(give))
 	require.Contains(t, give["properties"].(map[string]any)["speed"], "minimum", "the source schema is not changed")
+}
+
+// The text read from a Go value is the text read from its JSON, for every
+// shape of output encoding/json knows.
+func TestRenderGoMatchesTheJSON(t *testing.T) {
+	t.Parallel()
+	type point struct {
+		Lat float64 `json:"lat"`
+		Lon float64 `json:"lon"`
+	}
+	type Base struct {
+		ID      string `json:"id"`
+		Version int64  `json:"version"`
+	}
+	type hidden struct{ Inner string }
+	type day struct {
+		ID     string    `json:"id"`
+		Km     float64   `json:"km"`
+		End    *point    `json:"end,omitempty"`
+		Alerts *[]string `json:"alerts,omitempty"`
+		Label  *string   `json:"label"`
+		Rest   bool      `json:"rest,omitempty"`
+	}
+	type output struct {
+		Base
+		*hidden
+		Title    string `json:"title"`
+		Skipped  string `json:"-"`
+		Dash     string `json:"-,"`
+		Untagged int
+		private  int
+		When     time.Time         `json:"when"`
+		Zero     time.Time         `json:"zero,omitzero"`
+		Days     []day             `json:"days"`
+		Empty    []day             `json:"empty"`
+		Nil      []day             `json:"nil"`
+		Status   map[string]string `json:"status"`
+		Raw      json.RawMessage   `json:"raw"`
+		Number   json.Number       `json:"number"`
+		Small    float64           `json:"small"`
+		Large    float64           `json:"large"`
+		Single   float32           `json:"single"`
+		Bytes    []byte            `json:"bytes"`
+		Array    [2]uint8          `json:"array"`
+		Any      any               `json:"any"`
+		Odd      string            `json:"odd"`
+		Quoted   string            `json:"quoted"`
+	}
+	label := "Over the pass"
+	alerts := []string{"steep", "gap"}
+	full := output{
+		Base: Base{ID: "t1", Version: 3}, hidden: &hidden{Inner: "in"}, Title: "Alps", Skipped: "no", Dash: "dash",
+		Untagged: 7, private: 1, When: time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC),
+		Days: []day{{ID: "d1", Km: 80.5, End: &point{43.6, 1.44}, Alerts: &alerts, Label: &label},
+			{ID: "d2", Km: 1e21, Rest: true}, {ID: "d3", Km: 0.0000001}},
+		Empty: []day{}, Status: map[string]string{"stages": "done", "alerts": "running", "b\xffad": "x"},
+		Raw: json.RawMessage(`{"z":1,"a":[true,null]}`), Number: "12.50", Small: 1e-7, Large: 123456789,
+		Single: 3.14, Bytes: []byte("hi"), Array: [2]uint8{1, 2}, Any: map[string]any{"k": []any{1, "two"}},
+		Odd: "bad \xff byte", Quoted: "12",
+	}
+	type collide struct {
+		Base
+		ID string `json:"id"`
+	}
+	type stringOpt struct {
+		N int `json:"n,string"`
+	}
+	values := []any{
+		full, &full, output{}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
+		collide{Base: Base{ID: "inner"}, ID: "outer"}, stringOpt{N: 5},
+	}
+	for i, v := range values {
+		raw, err := json.Marshal(v)
+		require.NoError(t, err)
+		for _, budget := range []int{TextBudget, 40} {
+			want, err := render(raw, budget)
+			require.NoError(t, err)
+			got, err := renderGo(v, raw, budget)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "value %d, budget %d", i, budget)
+		}
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	type day struct {
+		ID       string   `json:"id"`
+		Day      int      `json:"dayNumber"`
+		Distance float64  `json:"distance"`
+		Ascent   float64  `json:"ascent"`
+		Label    *string  `json:"label"`
+		Sleep    *string  `json:"sleep,omitempty"`
+		Alerts   []string `json:"alerts,omitempty"`
+	}
+	type detail struct {
+		ID       string            `json:"id"`
+		Title    string            `json:"title"`
+		Status   map[string]string `json:"computationStatus"`
+		Version  int64             `json:"version"`
+		Days     []day             `json:"days"`
+		Updated  time.Time         `json:"updatedAt"`
+		Partial  bool              `json:"partial"`
+		Settings map[string]any    `json:"settings"`
+	}
+	sleep := "Camping du Lac"
+	v := detail{ID: "0190a6f0-0000-7000-8000-000000000001", Title: "Alps", Version: 4, Updated: time.Now(),
+		Status:   map[string]string{"stages": "done", "terrain": "done", "weather": "done", "accommodations": "done"},
+		Settings: map[string]any{"maxDistancePerDay": 80, "averageSpeed": 15, "ebikeMode": false},
+		Days: []day{{ID: "a", Day: 1, Distance: 61.2, Ascent: 812, Sleep: &sleep}, {ID: "b", Day: 2, Distance: 58.9},
+			{ID: "c", Day: 3, Distance: 60.1, Alerts: []string{"steep_climb"}}}}
+	raw, _ := json.Marshal(v)
+	b.Run("from=json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = render(raw, TextBudget)
+		}
+	})
+	b.Run("from=value", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = renderGo(v, raw, TextBudget)
+		}
+	})
 }

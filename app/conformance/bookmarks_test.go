@@ -36,6 +36,7 @@ type flaws struct {
 	loadForgetsArchive bool // update's read step leaves out the archived column, so the lock never holds
 	noPrecondition     bool // update is declared without a precondition
 	quotesWhole        bool // create's refusal of an address quotes all of it
+	harmlessAsks       bool // update's impact lists a loss for a title change too
 }
 
 const (
@@ -325,8 +326,8 @@ func (m module) declare(reg *registry.Registry) {
 			return &b, nil
 		},
 		Validate: registry.ValidateWith(violations), Lock: registry.LockWhen(lockReason, archived),
-		Precondition: precondition, Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{}, Record: (*bookmark)(nil),
+		Precondition: precondition, Confirm: registry.ConfirmWhenLoses(m.updateImpact), Idempotency: registry.NotACreation,
+		Hints: registry.Hints{Destructive: true}, Record: (*bookmark)(nil), // a new address loses the old one
 		Handle: save[UpdateInput](m.s),
 	})
 
@@ -393,6 +394,20 @@ func save[I any](s *store) func(ctx context.Context, c *registry.Call, _ *I) (Bo
 		}
 		return published(b), nil
 	}
+}
+
+// updateImpact loses the old address when the address changes; a new
+// title loses nothing, so it is not asked about.
+func (m module) updateImpact(_ context.Context, c *registry.Call) (registry.Impact, error) {
+	prev, merged := c.Previous.(*bookmark), c.Merged.(*bookmark)
+	im := registry.Impact{Summary: "changes this bookmark", Loses: []string{}}
+	if merged.URL != prev.URL {
+		im.Loses = append(im.Loses, "the address it pointed at")
+	}
+	if m.f.harmlessAsks {
+		im.Loses = append(im.Loses, "nothing, but the impact says something")
+	}
+	return im, nil
 }
 
 func deleteImpact(context.Context, *registry.Call) (registry.Impact, error) {

@@ -62,6 +62,9 @@ type Fixture struct {
 	Locked func(t testing.TB, a *apptest.App, u User, valid apptest.Request) apptest.Request
 	// Written reports whether the call r, made valid for u, changed anything: the probe that a refused call wrote nothing.
 	Written func(t testing.TB, a *apptest.App, u User, r apptest.Request) bool
+	// Harmless returns a call whose impact loses nothing, for an operation declared with
+	// registry.ConfirmWhenLoses (confirm): it must act at once, without a token, on both faces.
+	Harmless func(t testing.TB, a *apptest.App, u User) apptest.Request
 }
 
 // Fixtures are a module's fixtures by operation ID.
@@ -179,7 +182,9 @@ func unfixed(ops []*registry.Operation, fx Fixtures) []string {
 //     "abc" on HTTP, version "abc" on MCP) the same 400 on both faces;
 //   - confirm: no token answers a confirmation and writes nothing (Written),
 //     a forged token is 409; the call confirmed with its token must then be
-//     seen by Written, or the probe proves nothing;
+//     seen by Written, or the probe proves nothing; for an operation that
+//     asks only when it loses something (registry.ConfirmWhenLoses), a
+//     Harmless call acts at once without a token, and Written sees it;
 //   - idempotency: a malformed key 400; the key reused with Conflicting
 //     arguments 409; the same key and arguments replay what the first call
 //     created (its "id", or else its whole answer).

@@ -74,7 +74,11 @@ var fixtures = conformance.Fixtures{
 	},
 	"bookmarks.get": {Valid: one},
 	"bookmarks.update": {
-		Valid: versioned(map[string]any{"title": "Renamed"}),
+		// A new address loses the old one, so it asks; a new title does not.
+		Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
+			return versioned(map[string]any{"url": "https://example.com/moved-" + uuid.NewString()})(t, a, u)
+		},
+		Harmless: versioned(map[string]any{"title": "Renamed"}),
 		Invalid: func(t testing.TB, a *apptest.App, u conformance.User, r apptest.Request) apptest.Request {
 			// A title that is fine alone, but the stored address itself.
 			res := a.Do(t, http.MethodGet, "/bookmarks/"+r.Vars["id"], u.Token, nil)
@@ -148,9 +152,11 @@ func TestTheKitCatchesBrokenModules(t *testing.T) {
 		{"a delete declared without confirmation", flaws{noConfirm: true},
 			"bookmarks.delete", guards.NameConfirm, "no confirmation token: HTTP answered 204"},
 		{"a lock judging a record read without its archived flag", flaws{loadForgetsArchive: true},
-			"bookmarks.update", guards.NameLock, "a locked record: HTTP answered 200"},
+			"bookmarks.update", guards.NameLock, "a locked record: HTTP answered 409"},
 		{"an update declared without a precondition", flaws{noPrecondition: true},
-			"bookmarks.update", guards.NamePrecondition, "no version: HTTP answered 200"},
+			"bookmarks.update", guards.NamePrecondition, "no version: HTTP answered 409"},
+		{"an impact that loses nothing but says it does", flaws{harmlessAsks: true},
+			"bookmarks.update", guards.NameConfirm, "a call that loses nothing acts without a token"},
 		{"a refusal quoting a whole address", flaws{quotesWhole: true},
 			"bookmarks.create", conformance.HostileText, "bookmarks.create, HTTP, url: an answer quotes at most 64 runes"},
 	}
@@ -196,6 +202,8 @@ func TestFixturesTheScenariosNeed(t *testing.T) {
 			"bookmarks.delete", guards.NameConfirm, "needs Written"},
 		{"a Written that sees nothing", without("bookmarks.delete", func(f *conformance.Fixture) { f.Written = blind }),
 			"bookmarks.delete", guards.NameConfirm, "Written does not see the confirmed call's write"},
+		{"no Harmless", without("bookmarks.update", func(f *conformance.Fixture) { f.Harmless = nil }),
+			"bookmarks.update", guards.NameConfirm, "needs Harmless"},
 		{"no Invalid", without("bookmarks.update", func(f *conformance.Fixture) { f.Invalid = nil }),
 			"bookmarks.update", guards.NameValidate, "needs Invalid"},
 		{"no Locked", without("bookmarks.update", func(f *conformance.Fixture) { f.Locked = nil }),

@@ -342,6 +342,18 @@ func (s *scenario) confirm() {
 	done := s.a.ViaHTTP(s.t, r)
 	require.Less(s.t, done.Status, 300, "%s: the call confirmed with its token acts: %s", s.op.ID, done.Raw)
 	require.True(s.t, s.fix.Written(s.t, s.a, s.u, asked[0]), "%s: Written does not see the confirmed call's write, so it cannot prove a refusal wrote nothing", s.op.ID)
+	if !s.op.Confirm.OnlyWhenLoses() {
+		return
+	}
+	// An impact that loses nothing asks nothing: the call acts at once.
+	s.need(s.fix.Harmless != nil, "Harmless, a call whose impact loses nothing", "asks only when it loses something")
+	for _, f := range s.faces() {
+		r := s.as(s.u, s.fix.Harmless(s.t, s.a, s.u))
+		o := s.send(f, clone(r))
+		require.Less(s.t, o.Status, 300, "%s: a call that loses nothing acts without a token: %s", s.op.ID, o.Raw)
+		require.NotEqual(s.t, operations.ConfirmationType, o.Type, "%s: a call that loses nothing is not asked to confirm", s.op.ID)
+		require.True(s.t, s.fix.Written(s.t, s.a, s.u, r), "%s: the call that loses nothing wrote", s.op.ID)
+	}
 }
 
 func (s *scenario) idempotency() {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -90,7 +92,11 @@ func (a api) upload(token string, gpx []byte) (seededTrip, error) {
 	}
 	_, _ = part.Write(gpx)
 	_ = w.Close()
-	res, raw, err := a.do(http.MethodPost, "/trips/gpx-upload", token, body.Bytes(), w.FormDataContentType())
+	// A creation over HTTP names its intent, so that a retry is recognised.
+	key := make([]byte, 16)
+	_, _ = rand.Read(key)
+	res, raw, err := a.do(http.MethodPost, "/trips/gpx-upload", token, body.Bytes(), w.FormDataContentType(),
+		"Idempotency-Key", "loadbench-"+hex.EncodeToString(key))
 	if err != nil {
 		return seededTrip{}, err
 	}

@@ -25,7 +25,15 @@ type client struct {
 	RedirectURIs string    `bun:"redirect_uris"` // newline-separated
 	CreatedAt    time.Time `bun:"created_at"`
 	LastUsedAt   time.Time `bun:"last_used_at"`
+	// MetadataExpiresAt is set for a client described by a metadata
+	// document (its id is the document's URL): until then the document
+	// kept is used, after it is fetched again. Nil for a registration.
+	MetadataExpiresAt *time.Time `bun:"metadata_expires_at"`
 }
+
+// selfDescribed reports whether the client is known by its metadata
+// document only, not by a registration here.
+func (c *client) selfDescribed() bool { return isMetadataID(c.ID) }
 
 func (c *client) redirects() []string { return strings.Split(c.RedirectURIs, "\n") }
 
@@ -73,7 +81,23 @@ func validRedirect(raw string) bool {
 	return u.Scheme == "https" || isLoopback(u)
 }
 
-func (s *Server) client(ctx context.Context, id string) (*client, error) {
+// client finds the client named by id: a metadata document's (fetched
+// when not kept fresh; its refusal a *ClientRefusal) or a registration's;
+// (nil, nil) for an unknown registration.
+//
+// from is the address of the caller that made the server look (an
+// endpoint's client address): fetches are limited per address. "" is the
+// server's own look (a signed-in person's consent), not limited.
+func (s *Server) client(ctx context.Context, id, from string) (*client, error) {
+	if isMetadataID(id) {
+		return s.metadataClient(ctx, id, from)
+	}
+	return s.storedClient(ctx, id)
+}
+
+// storedClient is the client kept under id, as kept (a metadata
+// document's is not fetched again); (nil, nil) when none is.
+func (s *Server) storedClient(ctx context.Context, id string) (*client, error) {
 	c := new(client)
 	err := storage.Conn(ctx, s.db).NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
 	if storage.NoRows(err) {
@@ -127,22 +151,13 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	for _, g := range reg.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			writeError(w, http.StatusBadRequest, "invalid_client_metadata", "unsupported grant type "+g)
-			return
-		}
-	}
-	for _, rt := range reg.ResponseTypes {
-		if rt != "code" {
-			writeError(w, http.StatusBadRequest, "invalid_client_metadata", "unsupported response type "+rt)
-			return
-		}
+	if e := checkGrants(reg.GrantTypes, reg.ResponseTypes); e != "" {
+		writeError(w, http.StatusBadRequest, "invalid_client_metadata", e)
+		return
 	}
 	// Forget the registrations nobody used for a long time (their grants go
 	// with them); a failure here only postpones it.
-	_, _ = storage.Conn(r.Context(), s.db).NewDelete().Model((*client)(nil)).
-		Where("last_used_at < ?", s.now().Add(-UnusedClientTTL)).Exec(r.Context())
+	s.forgetUnused(r.Context())
 	name := strings.TrimSpace(reg.ClientName)
 	if name == "" {
 		name = "an unnamed client"
@@ -193,8 +208,17 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"token_endpoint_auth_methods_supported":      []string{"none"},
 		"revocation_endpoint_auth_methods_supported": []string{"none"},
 		"code_challenge_methods_supported":           []string{"S256"},
-		// Client ID Metadata Documents are not fetched yet: clients register.
-		"client_id_metadata_document_supported":          false,
+		// A client may be known by an https client_id naming its
+		// metadata document instead of registering (cimd.go).
+		"client_id_metadata_document_supported":          true,
 		"authorization_response_iss_parameter_supported": true,
 	})
+}
+
+// forgetUnused forgets the clients nobody used for UnusedClientTTL, their
+// grants with them (a metadata document's is fetched again if it comes
+// back); a failure here only postpones it.
+func (s *Server) forgetUnused(ctx context.Context) {
+	_, _ = storage.Conn(ctx, s.db).NewDelete().Model((*client)(nil)).
+		Where("last_used_at < ?", s.now().Add(-UnusedClientTTL)).Exec(ctx)
 }

@@ -1,12 +1,15 @@
 // Package oauth is the product's OAuth 2.1 authorization server for MCP
-// clients: metadata (RFC 8414), Dynamic Client Registration (RFC 7591), the
+// clients: metadata (RFC 8414), clients known by a Client ID Metadata
+// Document (cimd.go) or by Dynamic Client Registration (RFC 7591), the
 // authorization code grant with PKCE S256 only, a consent that only a
 // signed-in person approves in the browser, audience-bound access tokens
 // (RFC 8707) issued into the account store, rotating refresh tokens and
 // revocation (RFC 7009).
 //
-// Its endpoints are infrastructure (registry.Infrastructure), never MCP
-// tools: their shapes are fixed by the standards, and an agent must not be
+// Its endpoints are infrastructure (registry.Infrastructure): their shapes
+// are fixed by the standards. The consent, and the person's page of
+// connected applications and tokens, are registry operations a browser
+// calls with the session cookie, never MCP tools: an agent must not be
 // able to authorize itself.
 package oauth
 
@@ -59,7 +62,9 @@ const (
 
 // Module provides the authorization server's routes. The application
 // provides an Issuer.
-var Module = fx.Module("oauth", fx.Provide(New, fx.Annotate(routes, fx.ResultTags(`group:"infrastructure,flatten"`))))
+var Module = fx.Module("oauth", fx.Provide(New,
+	fx.Annotate(routes, fx.ResultTags(`group:"infrastructure,flatten"`)),
+	fx.Annotate(func(s *Server) registry.Declarer { return s.Declare }, fx.ResultTags(`group:"declarations"`))))
 
 type params struct {
 	fx.In
@@ -69,6 +74,10 @@ type params struct {
 	Registry *registry.Registry
 	Issuer   Issuer
 	Limiter  Limiter
+	// Fetcher fetches client metadata documents; without one, clients
+	// register (Dynamic Client Registration) and metadata documents are
+	// refused.
+	Fetcher Fetcher `optional:"true"`
 }
 
 // Limiter counts calls per key in a window (the application's rate
@@ -92,12 +101,13 @@ type Server struct {
 	reg     *registry.Registry
 	issuer  Issuer
 	limiter Limiter
+	fetcher Fetcher
 	now     func() time.Time
 }
 
 // New returns the authorization server.
 func New(p params) *Server {
-	return &Server{db: p.DB, store: p.Store, auth: p.Auth, reg: p.Registry, issuer: p.Issuer, limiter: p.Limiter, now: func() time.Time { return time.Now().UTC() }}
+	return &Server{db: p.DB, store: p.Store, auth: p.Auth, reg: p.Registry, issuer: p.Issuer, limiter: p.Limiter, fetcher: p.Fetcher, now: func() time.Time { return time.Now().UTC() }}
 }
 
 // Paths of the endpoints.
@@ -115,8 +125,6 @@ func routes(s *Server) []registry.Infrastructure {
 		{Pattern: "GET " + MetadataPath, Handler: http.HandlerFunc(s.metadata)},
 		{Pattern: "POST " + RegisterPath, Handler: http.HandlerFunc(s.register)},
 		{Pattern: "GET " + AuthorizePath, Handler: http.HandlerFunc(s.authorize)},
-		{Pattern: "GET " + PendingPath + "{id}", Handler: http.HandlerFunc(s.consentPage)},
-		{Pattern: "POST " + PendingPath + "{id}", Handler: http.HandlerFunc(s.decide)},
 		{Pattern: "POST " + TokenPath, Handler: http.HandlerFunc(s.token)},
 		{Pattern: "POST " + RevokePath, Handler: http.HandlerFunc(s.revoke)},
 	}

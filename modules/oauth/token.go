@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -93,7 +94,7 @@ func (s *Server) exchangeCode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_grant", "the code was already used")
 		return
 	}
-	s.issue(ctx, w, a.ClientID, *a.UserID, parseScopes(a.Scope), a.Resource)
+	s.issue(ctx, w, r.Header.Get(registry.HeaderClientAddress), a.ClientID, *a.UserID, parseScopes(a.Scope), a.Resource)
 }
 
 func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
@@ -140,7 +141,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_grant", "the refresh token was already used or revoked")
 		return
 	}
-	s.issue(ctx, w, rt.ClientID, rt.UserID, scopes, rt.Resource)
+	s.issue(ctx, w, r.Header.Get(registry.HeaderClientAddress), rt.ClientID, rt.UserID, scopes, rt.Resource)
 }
 
 func (s *Server) spendRefresh(ctx context.Context, dig string) bool {
@@ -153,12 +154,21 @@ func (s *Server) spendRefresh(ctx context.Context, dig string) bool {
 	return err == nil && n == 1
 }
 
-// issue mints a short-lived access token bound to resource in the account
-// store (both faces accept it with its scopes; /mcp only if it is bound to
+// issue mints, for the client as from sees it (its metadata document
+// fetched again once stale), a short-lived access token bound to resource
+// in the account store (both faces accept it with its scopes; /mcp only if it is bound to
 // /mcp or to nothing) and a refresh token.
-func (s *Server) issue(ctx context.Context, w http.ResponseWriter, clientID, userID string, scopes []registry.Scope, resource string) {
-	c, err := s.client(ctx, clientID)
-	if err != nil || c == nil {
+func (s *Server) issue(ctx context.Context, w http.ResponseWriter, from, clientID, userID string, scopes []registry.Scope, resource string) {
+	c, err := s.client(ctx, clientID, from)
+	var refused *ClientRefusal
+	switch {
+	case errors.As(err, &refused):
+		writeError(w, http.StatusBadRequest, "invalid_client", refused.Description)
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "server_error", "the client could not be read")
+		return
+	case c == nil:
 		writeError(w, http.StatusBadRequest, "invalid_client", "the client is no longer registered")
 		return
 	}
@@ -209,7 +219,7 @@ func tokenName(c *client) string { return tokenNamePrefix + c.Name + " (" + c.ID
 func (s *Server) withdraw(ctx context.Context, clientID, userID string) {
 	_, _ = storage.Conn(ctx, s.db).NewUpdate().Model((*refreshToken)(nil)).Set("used_at = ?", s.now()).
 		Where("client_id = ? AND user_id = ? AND used_at IS NULL", clientID, userID).Exec(ctx)
-	if c, err := s.client(ctx, clientID); err == nil && c != nil {
+	if c, err := s.storedClient(ctx, clientID); err == nil && c != nil {
 		_ = s.store.RevokeTokens(ctx, userID, tokenName(c))
 	}
 }

@@ -16,6 +16,10 @@ func (t *Trips) Declare(reg *registry.Registry) {
 	t.declareShares(reg)
 	t.declareEnrichments(reg)
 	t.declareManual(reg)
+	t.declareCopies(reg)
+	t.declareRecompute(reg)
+	t.declareScan(reg)
+	t.declareNearby(reg)
 	registry.Add(reg, registry.Op[ListInput, List]{
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",
@@ -71,7 +75,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Lock:         registry.NoLock,
 		Precondition: registry.NoPrecondition,
 		Confirm:      registry.NoConfirm,
-		Idempotency:  registry.NotACreation,
+		Idempotency:  registry.CreationReplayedBy(t.replayUpload),
 		Hints:        registry.Hints{},
 		Dispatches:   true,
 		Record:       (*Trip)(nil),
@@ -136,11 +140,30 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Handle: t.events,
 	})
 
-	registry.Add(reg, registry.Op[UpdateInput, State]{
+	registry.Add(reg, registry.Op[NoInput, StreamTicket]{
+		ID:      "trips.events_ticket",
+		Summary: "Get a ticket that opens the trip's event stream once, for a browser's EventSource",
+		HTTP:    registry.Post("/trips/{id}/events/ticket", http.StatusOK),
+		Tool:    registry.NotATool(registry.MotiveInfrastructure),
+
+		Scope:        scopes.TripsRead,
+		Owner:        registry.ByURIVariable("id", t.store.Owns),
+		RateLimit:    registry.PerUser(60, time.Minute),
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{},
+
+		Handle: t.eventsTicket,
+	})
+
+	registry.Add(reg, registry.Op[UpdateInput, SettingsChange]{
 		ID:      "trips.update_settings",
 		Summary: "Change a trip's settings",
 		HTTP:    registry.Patch("/trips/{id}", http.StatusAccepted),
-		Tool:    registry.Tool("update_trip_settings", "Change pacing, dates, speed or the route of a trip. Changing the route, end date or pacing recuts every day and discards manual splits and chosen accommodations. Needs the version from get_trip; asks for confirmation first."),
+		Tool:    registry.Tool("update_trip_settings", "Change pacing, dates, speed or the route of a trip. Changing the route, end date or pacing recuts every day and discards manual splits and chosen accommodations. Needs the version from get_trip; asks for confirmation only when the change loses something."),
 
 		Scope:        scopes.TripsWrite,
 		Owner:        registry.ByURIVariable("id", t.store.Owns),
@@ -150,7 +173,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Validate:     registry.ValidateWith(validateTrip),
 		Lock:         registry.LockWhen(LockReason, lockedRecord),
 		Precondition: registry.RequireVersion,
-		Confirm:      registry.ConfirmWith(t.settingsImpact),
+		Confirm:      registry.ConfirmWhenLoses(t.settingsImpact),
 		Idempotency:  registry.NotACreation,
 		Hints:        registry.Hints{Destructive: true, OpenWorld: true},
 		Dispatches:   true,

@@ -45,10 +45,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool: registry.ToolAction(editStages, editStagesDoc, "add"),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeAdd, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeAdd, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
+		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[AddStageInput](t),
 	})
@@ -59,10 +59,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool: registry.ToolAction(editStages, editStagesDoc, "update"),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeUpdateStage, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeUpdateStage, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
+		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[UpdateStageInput](t),
 	})
@@ -73,10 +73,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool: registry.ToolAction(editStages, editStagesDoc, "move"),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeMove, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeMove, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
+		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[MoveStageInput](t),
 	})
@@ -87,10 +87,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool: registry.ToolAction(editStages, editStagesDoc, "delete"),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeDelete, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeDelete, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
+		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[NoInput](t),
 	})
@@ -101,10 +101,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool: registry.ToolAction(editStages, editStagesDoc, "rest_day"),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeRestDay, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeRestDay, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
-		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil),
+		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[NoInput](t),
 	})

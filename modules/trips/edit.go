@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -46,9 +47,51 @@ const StageNotFound = "stage not found in this trip; get_trip lists the days wit
 
 // loadDays reads the trip and its days, and finds the addressed stage.
 func (t *Trips) loadDays(ctx context.Context, c *registry.Call) (registry.Record, error) {
+	return t.readDays(ctx, c, false)
+}
+
+// loadEditable is loadDays for an edit of the days: it refuses while the
+// days are being computed, since the pipeline is about to replace them and
+// the edit would be lost.
+func (t *Trips) loadEditable(ctx context.Context, c *registry.Call) (registry.Record, error) {
+	return t.readDays(ctx, c, true)
+}
+
+// DaysComputing is the code of the refusal of an edit made while the days
+// are being computed.
+const DaysComputing = "days_computing"
+
+// refusedWhileComputing documents the refusal of daysComputing on the
+// operations that edit days.
+var refusedWhileComputing = &registry.Error{Kind: registry.KindConflict, Code: DaysComputing,
+	Detail: "The days are being computed and will replace the current ones; read the trip until partial is false, then edit."}
+
+// daysComputing refuses an edit of days that are about to be replaced.
+func daysComputing(c *registry.Call) *registry.Error {
+	return &registry.Error{Kind: registry.KindConflict, Code: DaysComputing,
+		Detail: "the days of this trip are being computed and will replace the current ones; nothing was written; " +
+			c.ByFace("read GET /trips/{id}/detail until it says partial: false, then send the edit again with its ETag",
+				"call get_trip until it says partial: false, then send the edit again with the version it publishes")}
+}
+
+// computingDays reports whether the route or the day split is still to
+// settle: the days a caller sees are not the ones the pipeline will store.
+func computingDays(tr *Trip) bool {
+	for _, n := range []string{ComputeRoute, ComputeStages} {
+		if st := tr.ComputationStatus[n]; st == StatusPending || st == StatusRunning {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Trips) readDays(ctx context.Context, c *registry.Call, editable bool) (registry.Record, error) {
 	tr, err := t.store.Get(ctx, c.Var("id"))
 	if err != nil {
 		return nil, err
+	}
+	if editable && computingDays(tr) && !Locked(tr, c.Now) {
+		return nil, daysComputing(c) // a started trip answers its lock instead, the truer refusal
 	}
 	stages, err := t.store.Stages(ctx, tr.ID)
 	if err != nil {
@@ -105,7 +148,16 @@ type MoveStageInput struct {
 type StageEdit struct {
 	State
 	Stage *Day `json:"stage,omitempty" doc:"The day made or changed; absent after a deletion."`
+	// EndDate and EndDateMoved say what the day window rule did: a dated
+	// trip ends startDate + days - 1, so adding or removing a day moves it.
+	EndDate      *string `json:"endDate,omitempty" doc:"The trip's end date after the edit, when it has a start date (one calendar day per day, rest days included)."`
+	EndDateMoved bool    `json:"endDateMoved" doc:"True when the edit moved the end date, because it changed how many days the trip has."`
+	finished     bool    // nothing changed, nothing dispatched: 200, not 202
 }
+
+// ResponseStatus implements registry.StatusChooser: 200 for an edit that
+// changed nothing, the route's 202 otherwise.
+func (s StageEdit) ResponseStatus() int { return finishedStatus(s.finished) }
 
 func (t *Trips) mergeAdd(_ context.Context, c *registry.Call, in *AddStageInput) (registry.Record, error) {
 	d := c.Previous.(*Days).clone()
@@ -158,11 +210,17 @@ func (t *Trips) mergeUpdateStage(ctx context.Context, c *registry.Call, in *Upda
 		}
 		recut(d, i, *in.Distance, route.Decimated)
 	case in.StartPoint != nil || in.EndPoint != nil:
+		if s.IsRestDay {
+			d.refuse("stageId", "a rest day has no ends of its own; move the ends of the days around it")
+			return d, nil
+		}
 		if in.StartPoint != nil {
 			s.StartPoint = Point(in.StartPoint.point())
+			d.joinBefore(i) // the day before ends where this one now starts
 		}
 		if in.EndPoint != nil {
 			s.EndPoint = Point(in.EndPoint.point())
+			d.joinAfter(i) // and the next one starts where it now ends
 		}
 		a, b := s.StartPoint.point(), s.EndPoint.point()
 		s.Geometry, s.Distance = Points{a, b}, geo.Distance(a, b)/1000
@@ -179,7 +237,15 @@ func recut(d *Days, i int, km float64, route []geo.Point) {
 		d.refuse("distance", "this trip has no stored route to recut along")
 		return
 	}
+	if d.Stages[i].IsRestDay {
+		d.refuse("distance", "a rest day has no length to recut")
+		return
+	}
 	from := nearest(route, d.Stages[i].StartPoint.point())
+	if left := geo.Length(route[from:]) / 1000; km > left {
+		d.refuse("distance", fmt.Sprintf("is longer than the route left from this day's start (%.1f km)", left))
+		return
+	}
 	cut, walked := from, 0.0
 	for cut+1 < len(route) && walked < km*1000 {
 		walked += geo.Distance(route[cut], route[cut+1])
@@ -192,14 +258,18 @@ func recut(d *Days, i int, km float64, route []geo.Point) {
 	s := &d.Stages[i]
 	s.Geometry = slices.Clone(route[from : cut+1])
 	s.setGeometry()
-	if i+1 < len(d.Stages) {
-		next := &d.Stages[i+1]
+	if k := d.nextRide(i); k >= 0 {
+		next := &d.Stages[k]
 		end := nearest(route, next.EndPoint.point())
 		if end > cut {
 			next.Geometry = slices.Clone(route[cut : end+1])
+			// it keeps its own end exactly: the day after starts there, and
+			// the nearest route point may lie a few metres off it
+			next.Geometry[len(next.Geometry)-1] = next.EndPoint.point()
 			next.setGeometry()
-			d.touched = append(d.touched, i+1)
+			d.touched = append(d.touched, k)
 		}
+		d.joinAfter(i)
 	} else if cut+1 < len(route) {
 		rest := Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: d.Trip.ID, Geometry: slices.Clone(route[cut:])}
 		rest.setGeometry()
@@ -220,6 +290,58 @@ func (s *Stage) setGeometry() {
 		} else {
 			s.Descent -= dz
 		}
+	}
+}
+
+// nextRide is the index of the first riding day after day i, or -1.
+func (d *Days) nextRide(i int) int {
+	for k := i + 1; k < len(d.Stages); k++ {
+		if !d.Stages[k].IsRestDay {
+			return k
+		}
+	}
+	return -1
+}
+
+// prevRide is the index of the last riding day before day i, or -1.
+func (d *Days) prevRide(i int) int {
+	for k := i - 1; k >= 0; k-- {
+		if !d.Stages[k].IsRestDay {
+			return k
+		}
+	}
+	return -1
+}
+
+// restAt puts rest day k where the rider stopped.
+func (d *Days) restAt(k int, at Point) {
+	r := &d.Stages[k]
+	r.StartPoint, r.EndPoint, r.Geometry = at, at, Points{at.point()}
+}
+
+// joinAfter keeps the chain of days whole after day i's end moved: the rest
+// days right after it sit there, and the next riding day starts there.
+func (d *Days) joinAfter(i int) {
+	at := d.Stages[i].EndPoint
+	for k := i + 1; k < len(d.Stages); k++ {
+		if !d.Stages[k].IsRestDay {
+			d.Stages[k].StartPoint = at
+			return
+		}
+		d.restAt(k, at)
+	}
+}
+
+// joinBefore keeps the chain whole after day i's start moved: the rest
+// days right before it sit there, and the riding day before ends there.
+func (d *Days) joinBefore(i int) {
+	at := d.Stages[i].StartPoint
+	for k := i - 1; k >= 0; k-- {
+		if !d.Stages[k].IsRestDay {
+			d.Stages[k].EndPoint = at
+			return
+		}
+		d.restAt(k, at)
 	}
 }
 
@@ -258,19 +380,26 @@ func (t *Trips) mergeDelete(_ context.Context, c *registry.Call, _ *NoInput) (re
 	}
 	gone := d.Stages[i]
 	collection := d.Trip.SourceType != nil && *d.Trip.SourceType == "komoot_collection"
+	next, prev := d.nextRide(i), d.prevRide(i)
 	switch {
 	case gone.IsRestDay || collection:
 		// simply removed: nothing to keep contiguous
-	case i == len(d.Stages)-1:
-		prev := &d.Stages[i-1]
-		prev.Geometry = append(prev.Geometry, gone.Geometry[1:]...)
-		prev.setGeometry()
-		d.touched = []int{i - 1}
-	default:
-		next := &d.Stages[i+1]
-		next.Geometry = append(slices.Clone(gone.Geometry), next.Geometry[1:]...)
-		next.setGeometry()
-		d.touched = []int{i}
+	case next >= 0:
+		// absorbed by the next riding day; rest days between stay where
+		// the rider now stops, the deleted day's start
+		n := &d.Stages[next]
+		n.Geometry = append(slices.Clone(gone.Geometry), n.Geometry[1:]...)
+		n.setGeometry()
+		for k := i + 1; k < next; k++ {
+			d.restAt(k, gone.StartPoint)
+		}
+		d.touched = []int{next - 1}
+	case prev >= 0:
+		p := &d.Stages[prev]
+		p.Geometry = append(p.Geometry, gone.Geometry[1:]...)
+		p.setGeometry()
+		d.joinAfter(prev) // rest days between move to its new end
+		d.touched = []int{prev}
 	}
 	d.Stages = slices.Delete(d.Stages, i, i+1)
 	return d, nil
@@ -307,9 +436,23 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		d.Stages[k].Position = k
 		d.Stages[k].TripID = d.Trip.ID
 	}
+	if sameDays(prev.Stages, d.Stages) {
+		// Nothing changes: nothing is written and the version stays, so a
+		// repeat, or a deselection with nothing chosen, costs no reload.
+		out := StageEdit{State: stateOf(prev.Trip, c.Now), EndDate: prev.Trip.EndDate}
+		out.finished = true
+		if t := prev.Target; t >= 0 && t < len(prev.Stages) {
+			day := dayOf(&prev.Stages[t])
+			out.Stage = &day
+		}
+		out.Next = "nothing changed, so nothing was written; the version you hold is still good"
+		return out, nil
+	}
+	moved := false
 	if d.Trip.StartDate != nil && len(d.Stages) != len(prev.Stages) {
 		if start, err := time.Parse(dateLayout, *d.Trip.StartDate); err == nil {
 			end := start.AddDate(0, 0, len(d.Stages)-1).Format(dateLayout)
+			moved = !eqPtr(prev.Trip.EndDate, &end)
 			d.Trip.EndDate = &end // one calendar day per day, rest days included
 		}
 	}
@@ -338,13 +481,22 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 	if err != nil {
 		return StageEdit{}, err
 	}
-	out := StageEdit{State: stateOf(d.Trip, c.Now)}
+	out := StageEdit{State: stateOf(d.Trip, c.Now), EndDate: d.Trip.EndDate, EndDateMoved: moved}
 	if len(d.touched) > 0 && d.touched[0] < len(d.Stages) {
 		day := dayOf(&d.Stages[d.touched[0]])
 		out.Stage = &day
 	}
 	out.Next = "the days changed; send this version with your next edit"
+	if moved {
+		out.Next = fmt.Sprintf("the trip now has %d days, so its end date moved to %s (one calendar day per day, rest days included); ",
+			len(d.Stages), *d.Trip.EndDate) + out.Next
+	}
 	return out, nil
+}
+
+// sameDays reports whether an edit left every day as it was.
+func sameDays(a, b []Stage) bool {
+	return slices.EqualFunc(a, b, func(x, y Stage) bool { return reflect.DeepEqual(x, y) })
 }
 
 // saveWith adapts saveDays to an operation's input type: every stage edit

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -28,10 +29,14 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
+	scan, err := p.store.scanOf(ctx, job.TripID, job.Generation) // nil: a plain scan
+	if err != nil {
+		return err
+	}
 	found := make([]AccommodationList, len(stages))
 	for i, s := range stages {
-		found[i] = AccommodationList{}
-		if s.IsRestDay || p.places == nil {
+		found[i] = scan.base(&s)
+		if s.IsRestDay || p.places == nil || !scan.covers(i) {
 			continue
 		}
 		var date *time.Time
@@ -41,12 +46,12 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 				date = &d
 			}
 		}
-		cands, err := p.places.Candidates(ctx, s.EndPoint.point(), poi.DefaultRadiusKm, tr.EnabledAccommodationTypes, date)
+		cands, err := p.places.Candidates(ctx, s.EndPoint.point(), scan.radius(), tr.EnabledAccommodationTypes, date)
 		if err != nil {
 			return err
 		}
 		for _, c := range cands {
-			found[i] = append(found[i], accommodationOf(c))
+			found[i] = scan.add(found[i], accommodationOf(c))
 		}
 	}
 	err = p.commit(ctx, job, func(ctx context.Context) error {
@@ -81,31 +86,77 @@ func accommodationOf(c poi.Accommodation) Accommodation {
 		id := c.OSMID
 		a.OsmID = &id
 	}
+	a.ID = a.Key()
 	return a
 }
 
-// ChooseInput picks one of a day's candidates by its coordinates; null
-// coordinates deselect.
+// ChooseInput picks one of a day's candidates by its id; null deselects.
+// Coordinates are no way to choose: a rounded float names nothing. A
+// place found elsewhere is entered by hand (stages.manual_accommodation).
 type ChooseInput struct {
-	Lat *float64 `json:"selectedAccommodationLat" minimum:"-90" maximum:"90" nullable:"true" doc:"Latitude of the chosen candidate, as get_stage lists it; null deselects."`
-	Lon *float64 `json:"selectedAccommodationLon" minimum:"-180" maximum:"180" nullable:"true" doc:"Longitude of the chosen candidate; null deselects."`
+	ID *string `json:"accommodationId" maxLength:"128" nullable:"true" doc:"id of one of the day's candidates, as get_stage lists them; null deselects."`
 }
 
-// ErrNotACandidate refuses a choice the day's list does not hold.
-var ErrNotACandidate = &registry.Error{Kind: registry.KindConflict, Code: "not_a_candidate",
-	Detail: "no candidate of this day is at these coordinates (the list may have been refreshed); read the day with get_stage and choose again"}
+// ErrNotACandidate is the code of a choice the day's list does not hold.
+const ErrNotACandidate = "not_a_candidate"
 
-func (t *Trips) mergeChoose(_ context.Context, c *registry.Call, in *ChooseInput) (registry.Record, error) {
+// notACandidate refuses a choice the day's list does not hold, saying why
+// the list is what it is and what changes it.
+func (t *Trips) notACandidate(ctx context.Context, c *registry.Call, s *Stage) error {
+	detail := "no candidate of this day has this id; "
+	if s.Accommodations != nil && len(*s.Accommodations) > 0 {
+		detail += c.ByFace("take one of the ids the day's accommodations list in GET /trips/{id}/stages/{stageId}/detail",
+			"take one of the ids listed under accommodations in the get_stage answer you have")
+	} else {
+		why, err := t.noCandidates(ctx, c, s)
+		if err != nil {
+			return err
+		}
+		detail = "this day has no candidates to choose from: " + why
+	}
+	return &registry.Error{Kind: registry.KindConflict, Code: ErrNotACandidate, Detail: detail}
+}
+
+// noCandidates says why a day lists no place to sleep, and what fixes it.
+func (t *Trips) noCandidates(ctx context.Context, c *registry.Call, s *Stage) (string, error) {
+	manual := c.ByFace(" Meanwhile a place found elsewhere can be entered with POST /trips/{id}/stages/{stageId}/accommodations/manual.",
+		" Meanwhile the person can enter a place found elsewhere in an app.")
+	switch {
+	case s.IsRestDay:
+		return "a rest day ends where the day before it did; choose for that day.", nil
+	case s.Accommodations == nil:
+		return "the day's accommodations are not scanned yet; they are once computationStatus.accommodations is done.", nil
+	case t.places == nil:
+		return "this server has no source of accommodations configured (no place store, no Overpass); its operator sets one up." + manual, nil
+	}
+	if h, ok := t.places.(interface {
+		HoldsAny(ctx context.Context, categories []string) (bool, error)
+	}); ok {
+		filled, err := h.HoldsAny(ctx, AccommodationTypes)
+		if err != nil {
+			return "", err
+		}
+		if !filled {
+			return "this server's place store holds no accommodations (none were imported and no Overpass is configured); " +
+				"its operator fixes it by importing an OpenStreetMap extract (cairn pois import) or setting overpass_url." + manual, nil
+		}
+	}
+	return fmt.Sprintf("no place of the enabled types lies within %.0f km of the day's end. ", poi.DefaultRadiusKm) +
+		c.ByFace("Enabling more types (PATCH /trips/{id}, enabledAccommodationTypes) or moving the day's end changes that.",
+			"Enabling more types (update_trip_settings, enabledAccommodationTypes) or moving the day's end (edit_stages) changes that.") + manual, nil
+}
+
+func (t *Trips) mergeChoose(ctx context.Context, c *registry.Call, in *ChooseInput) (registry.Record, error) {
 	d := c.Previous.(*Days).clone()
 	i := d.Target
 	s := &d.Stages[i]
 	d.touched = []int{i}
-	if (in.Lat == nil) != (in.Lon == nil) {
-		d.refuse("selectedAccommodationLon", "must be null exactly when selectedAccommodationLat is")
+	if in.ID == nil {
+		s.Selected = nil // deselect: the day keeps its end
 		return d, nil
 	}
-	if in.Lat == nil {
-		s.Selected = nil // deselect: the day keeps its end
+	if s.IsRestDay {
+		d.refuse("stageId", "a rest day has no night of its own: choose for the riding day before it")
 		return d, nil
 	}
 	var list []Accommodation
@@ -115,29 +166,18 @@ func (t *Trips) mergeChoose(_ context.Context, c *registry.Call, in *ChooseInput
 	if s.Selected != nil {
 		list = append(list, *s.Selected)
 	}
-	k := slices.IndexFunc(list, func(a Accommodation) bool {
-		return abs(a.Lat-*in.Lat) <= 1e-6 && abs(a.Lon-*in.Lon) <= 1e-6
-	})
+	k := slices.IndexFunc(list, func(a Accommodation) bool { return a.Key() == *in.ID })
 	if k < 0 {
-		return nil, ErrNotACandidate
+		return nil, t.notACandidate(ctx, c, &c.Previous.(*Days).Stages[i])
 	}
 	chosen := list[k]
+	chosen.ID = chosen.Key()
 	s.Selected = &chosen
 	only := AccommodationList{chosen}
 	s.Accommodations = &only
-	at := Point{Lat: chosen.Lat, Lon: chosen.Lon}
-	s.EndPoint = at // the day ends at the chosen place, the next starts there
-	if i+1 < len(d.Stages) {
-		d.Stages[i+1].StartPoint = at
-	}
+	s.EndPoint = Point{Lat: chosen.Lat, Lon: chosen.Lon} // the day ends at the chosen place
+	d.joinAfter(i)                                       // and the next starts there, past any rest day
 	return d, nil
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // WaypointInput is a point of interest to ride through on a day.
@@ -148,13 +188,46 @@ type WaypointInput struct {
 
 // Detour is the answer of add_waypoint: the day re-routed through the point.
 type Detour struct {
-	Stage         Day     `json:"stage" doc:"The day as stored, unchanged."`
-	Distance      float64 `json:"distance" doc:"Kilometres from the day's start through the point to its end."`
-	ElevationGain float64 `json:"elevationGain" doc:"Metres climbed on that route, when the router knows them (0 otherwise)."`
-	Duration      int     `json:"durationMinutes" doc:"Estimated riding minutes."`
-	Approximate   bool    `json:"approximate" doc:"True when the route is a straight line between the points, not a road route."`
-	Points        int     `json:"points" doc:"How many points draw the route (served to apps, not here)."`
-	Note          string  `json:"note" doc:"What the answer means for the version you hold."`
+	Stage             Day     `json:"stage" doc:"The day as stored, unchanged."`
+	RouteDistance     float64 `json:"routeDistance" doc:"Kilometres of the whole day ridden through the point, start to end."`
+	ExtraDistance     float64 `json:"extraDistance" doc:"Kilometres the detour adds to the day."`
+	DistanceFromRoute float64 `json:"distanceFromRoute" doc:"Kilometres from the day's line to the point, as the crow flies."`
+	ElevationGain     float64 `json:"elevationGain" doc:"Metres climbed on that route, when the router knows them (0 otherwise)."`
+	Duration          int     `json:"durationMinutes" doc:"Estimated riding minutes of the whole day through the point."`
+	Approximate       bool    `json:"approximate" doc:"True when no road router is configured: the day's own line, out to the point and back in a straight line."`
+	Points            int     `json:"points" doc:"How many points draw the route (served to apps, not here)."`
+	Note              string  `json:"note" doc:"What the answer means for the version you hold."`
+}
+
+// offRoute is how far p lies from the line (metres), and where along it
+// (metres from its start) the nearest place is.
+func offRoute(line []geo.Point, p geo.Point) (off, along float64) {
+	off = -1
+	walked := 0.0
+	for k := range line {
+		if k+1 == len(line) {
+			if d := geo.Distance(line[k], p); off < 0 || d < off {
+				off, along = d, walked
+			}
+			break
+		}
+		a, b := line[k], line[k+1]
+		// project in a plane tangent at a: segments of a day's line are short
+		cos := math.Cos(a.Lat * math.Pi / 180)
+		bx, by := (b.Lon-a.Lon)*cos, b.Lat-a.Lat
+		px, py := (p.Lon-a.Lon)*cos, p.Lat-a.Lat
+		f := 0.0
+		if n := bx*bx + by*by; n > 0 {
+			f = max(0, min(1, (px*bx+py*by)/n))
+		}
+		q := geo.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)}
+		seg := geo.Distance(a, b)
+		if d := geo.Distance(q, p); off < 0 || d < off {
+			off, along = d, walked+f*seg
+		}
+		walked += seg
+	}
+	return off, along
 }
 
 func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInput) (Detour, error) {
@@ -163,20 +236,32 @@ func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInpu
 	if t.router == nil {
 		return Detour{}, registry.Fail(registry.KindUnavailable, "no router is configured")
 	}
-	res, err := t.router.Route(ctx, []geo.Point{s.StartPoint.point(), {Lat: in.Lat, Lon: in.Lon}, s.EndPoint.point()})
+	wp := geo.Point{Lat: in.Lat, Lon: in.Lon}
+	res, err := t.router.Route(ctx, []geo.Point{s.StartPoint.point(), wp, s.EndPoint.point()})
 	if err != nil {
 		if errors.Is(err, routing.ErrUpstream) {
 			return Detour{}, &registry.Error{Kind: registry.KindUpstream, Detail: "the routing engine failed; try again later", Err: err}
 		}
 		return Detour{}, err
 	}
+	off, _ := offRoute(s.Geometry, wp)
+	total, minutes := res.Distance, res.Duration.Minutes()
+	if res.Approximate {
+		// A straight line from start to point to end knows nothing of the
+		// day's roads: ride the day's own line, and out to the point and back.
+		total = geo.Length(s.Geometry)/1000 + 2*off/1000
+		if res.Distance > 0 {
+			minutes *= total / res.Distance
+		}
+	}
 	if t.progress != nil { // apps following the trip see the detour too; the answer does not depend on it
 		_ = t.progress.Publish(ctx, d.Trip.ID, progress.Event{Type: "route_segment_recalculated", Data: map[string]any{
-			"stageId": s.ID, "reason": "poi_detour", "distance": round1(res.Distance), "elevationGain": res.ElevationGain,
-			"duration": int(res.Duration.Minutes())}})
+			"stageId": s.ID, "reason": "poi_detour", "distance": round1(total), "elevationGain": res.ElevationGain,
+			"duration": int(minutes)}})
 	}
-	return Detour{Stage: dayOf(s), Distance: round1(res.Distance), ElevationGain: res.ElevationGain,
-		Duration: int(res.Duration.Minutes()), Approximate: res.Approximate, Points: len(res.Coordinates),
+	return Detour{Stage: dayOf(s), RouteDistance: round1(total), ExtraDistance: round1(max(0, total-s.Distance)),
+		DistanceFromRoute: round1(off / 1000), ElevationGain: res.ElevationGain,
+		Duration: int(minutes), Approximate: res.Approximate, Points: len(res.Coordinates),
 		Note: "nothing was stored and the trip's version did not move: the version you hold is still good"}, nil
 }
 
@@ -205,6 +290,9 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 		if err := t.store.transition(ctx, tr.ID, locked.Generation, set); err != nil {
 			return err
 		}
+		if err := t.store.forgetScan(ctx, tr.ID); err != nil {
+			return err // a fresh analysis scans every day afresh (scan.go)
+		}
 		return t.jobs.Dispatch(ctx, tr.ID, locked.Generation, enrichments...)
 	})
 	if err != nil {
@@ -225,13 +313,16 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[ChooseInput, StageEdit]{
 		ID: "stages.choose_accommodation", Summary: "Choose where to sleep at the end of a day",
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}/accommodation", http.StatusAccepted),
-		Tool: registry.Tool("choose_accommodation", "Choose one of a day's accommodation candidates (coordinates as get_stage lists them): the day ends there and the next starts there. Null coordinates deselect. Needs the version; a repeat is refused because the version moved."),
+		Tool: registry.Tool("choose_accommodation", "Choose one of a day's accommodation candidates by the id get_stage lists: the day ends there, the next starts there. A null id deselects. Needs the version."),
 
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit,
-		Load: t.loadDays, Merge: t.mergeChoose, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeChoose, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
 		Dispatches: true, Record: (*Accommodation)(nil),
+		Refusals: []*registry.Error{{Kind: registry.KindConflict, Code: ErrNotACandidate,
+			Detail: "The day lists no candidate with this id, or no candidates at all; the detail says why and what fixes it."},
+			refusedWhileComputing},
 		Handle: saveWith[ChooseInput](t),
 	})
 
@@ -256,6 +347,8 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit, Load: t.load,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{}, Dispatches: true,
+		Refusals: []*registry.Error{{Kind: registry.KindConflict, Code: "analysis_running",
+			Detail: "An analysis of the trip is under way already; wait until its statuses settle."}},
 		Handle: t.analyze,
 	})
 }
@@ -288,19 +381,36 @@ type ManualInput struct {
 	Address           string   `json:"address" minLength:"1" maxLength:"512" doc:"Its address or town; it is located before anything is written."`
 	EstimatedPriceMin *float64 `json:"priceTotal,omitempty" minimum:"0" maximum:"100000" doc:"Price of the night in EUR (0 to 100000), when known."`
 	URL               *string  `json:"url,omitempty" maxLength:"2048" format:"uri" doc:"Its website."`
+	// Coordinates are for a place entered by hand, which no list names:
+	// given, they place it where the address alone might be found wrongly.
+	Lat *float64 `json:"lat,omitempty" minimum:"-90" maximum:"90" doc:"Its latitude, with lon: the address is then not located."`
+	Lon *float64 `json:"lon,omitempty" minimum:"-180" maximum:"180" doc:"Its longitude, with lat."`
 }
 
 func (t *Trips) mergeManual(ctx context.Context, c *registry.Call, in *ManualInput) (registry.Record, error) {
 	d := c.Previous.(*Days).clone()
-	if t.geocoder == nil {
-		return nil, registry.Fail(registry.KindUnavailable, "no place search is configured to locate the address")
-	}
-	found, err := t.geocoder.Search(ctx, in.Address, 1)
-	if err != nil || len(found) == 0 {
-		d.refuse("address", "could not be located; give a town name the place search knows")
+	if d.Stages[d.Target].IsRestDay {
+		d.refuse("stageId", "a rest day has no night of its own: enter the place for the riding day before it")
 		return d, nil
 	}
-	a := Accommodation{Name: in.Name, Type: "other", Source: "manual", Lat: found[0].Lat, Lon: found[0].Lon, URL: in.URL}
+	var at geo.Point
+	switch {
+	case (in.Lat == nil) != (in.Lon == nil):
+		d.refuse("lon", "lat and lon are sent together or not at all")
+		return d, nil
+	case in.Lat != nil:
+		at = geo.Point{Lat: *in.Lat, Lon: *in.Lon}
+	case t.geocoder == nil:
+		return nil, registry.Fail(registry.KindUnavailable, "no place search is configured to locate the address; send lat and lon instead")
+	default:
+		found, err := t.geocoder.Search(ctx, in.Address, 1)
+		if err != nil || len(found) == 0 {
+			d.refuse("address", "could not be located; give a town name the place search knows, or send lat and lon")
+			return d, nil
+		}
+		at = geo.Point{Lat: found[0].Lat, Lon: found[0].Lon}
+	}
+	a := Accommodation{Name: in.Name, Type: "other", Source: "manual", Lat: at.Lat, Lon: at.Lon, URL: in.URL}
 	addr := in.Address
 	a.Address = &addr
 	if in.EstimatedPriceMin != nil {
@@ -309,14 +419,12 @@ func (t *Trips) mergeManual(ctx context.Context, c *registry.Call, in *ManualInp
 	i := d.Target
 	s := &d.Stages[i]
 	a.DistanceToEndPoint = round1(geo.Haversine(s.EndPoint.point(), geo.Point{Lat: a.Lat, Lon: a.Lon}) / 1000)
+	a.ID = a.Key()
 	s.Selected = &a
 	only := AccommodationList{a}
 	s.Accommodations = &only
-	at := Point{Lat: a.Lat, Lon: a.Lon}
-	s.EndPoint = at
-	if i+1 < len(d.Stages) {
-		d.Stages[i+1].StartPoint = at
-	}
+	s.EndPoint = Point{Lat: a.Lat, Lon: a.Lon}
+	d.joinAfter(i) // the next riding day starts there, past any rest day
 	d.touched = []int{i}
 	return d, nil
 }
@@ -328,10 +436,17 @@ func (t *Trips) declareManual(reg *registry.Registry) {
 		Tool: registry.NotATool(registry.MotiveUIVocabulary),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.PerUser(30, time.Minute),
-		Load: t.loadDays, Merge: t.mergeManual, Validate: registry.ValidateWith(validateDays),
+		Load: t.loadEditable, Merge: t.mergeManual, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
-		Dispatches: true, Record: (*Accommodation)(nil),
+		Dispatches: true, Record: (*Accommodation)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 		Handle: saveWith[ManualInput](t),
 	})
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -3,6 +3,7 @@ package trips
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -123,6 +124,26 @@ func (t *Trips) replayCreate(ctx context.Context, c *registry.Call, id string) (
 	s.Next = c.ByFace("this repeats an earlier creation with the same key; read GET /trips/{id}/detail with this id",
 		"this repeats an earlier creation with the same key; call get_trip with this id")
 	return s, nil
+}
+
+// SettingsChange is the answer of a settings change: the trip's state.
+// It answers 200 rather than 202 when nothing was left to compute (a title
+// change, or values that were the stored ones).
+type SettingsChange struct {
+	State
+	finished bool
+}
+
+// ResponseStatus implements registry.StatusChooser.
+func (s SettingsChange) ResponseStatus() int { return finishedStatus(s.finished) }
+
+// finishedStatus is the status of a write declared 202 that may finish at
+// once: 200 when it left nothing to compute in the background.
+func finishedStatus(finished bool) int {
+	if finished {
+		return http.StatusOK
+	}
+	return 0 // the route's own
 }
 
 func stateOf(tr *Trip, now time.Time) State {
@@ -277,6 +298,10 @@ func (t *Trips) settingsImpact(ctx context.Context, c *registry.Call) (registry.
 		return registry.Impact{Summary: "nothing changes: the values sent are the stored ones", Loses: []string{}}, nil
 	}
 	im := registry.Impact{Summary: fmt.Sprintf("changes %d setting(s): %v", len(changed), changed), Loses: []string{}}
+	if !Locked(prev, c.Now) && Locked(merged, c.Now) {
+		im.Loses = append(im.Loses, "the trip becomes locked for good: a start date of today or earlier (UTC) means it has started, "+
+			"and a started trip refuses every further change, this one's start date included")
+	}
 	recuts := slices.ContainsFunc(changed, func(f string) bool { return slices.Contains(recutting, f) })
 	if !recuts {
 		return im, nil
@@ -294,11 +319,13 @@ func (t *Trips) settingsImpact(ctx context.Context, c *registry.Call) (registry.
 	return im, nil
 }
 
-func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateInput) (State, error) {
+func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateInput) (SettingsChange, error) {
 	prev, merged := c.Previous.(*Trip), c.Merged.(*Trip)
 	changed := changes(prev, merged)
 	if len(changed) == 0 {
-		return stateOf(prev, c.Now), nil // nothing to write, nothing to recompute
+		s := SettingsChange{State: stateOf(prev, c.Now), finished: true} // nothing to write, nothing to recompute
+		s.Next = "nothing changed, so nothing was written; the version you hold is still good"
+		return s, nil
 	}
 	roots := replan(prev, merged, triggered(changed))
 	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
@@ -323,9 +350,10 @@ func (t *Trips) updateSettings(ctx context.Context, c *registry.Call, _ *UpdateI
 		return t.jobs.Dispatch(ctx, merged.ID, merged.Generation, roots...)
 	})
 	if err != nil {
-		return State{}, err
+		return SettingsChange{}, err
 	}
-	return stateOf(merged, c.Now), nil
+	// stored, and when nothing is left to recompute, finished
+	return SettingsChange{State: stateOf(merged, c.Now), finished: len(roots) == 0}, nil
 }
 
 func (t *Trips) deleteImpact(ctx context.Context, c *registry.Call) (registry.Impact, error) {

@@ -13,8 +13,8 @@ type CreateInput struct {
 
 // SettingsInput are the settings a creation may set, each optional.
 type SettingsInput struct {
-	StartDate                 *string  `json:"startDate,omitempty" format:"date" doc:"First day (YYYY-MM-DD, UTC); the trip locks on that day."`
-	EndDate                   *string  `json:"endDate,omitempty" format:"date" doc:"Last day (YYYY-MM-DD), after startDate: the route is cut into that many days."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" example:"2099-06-01" doc:"First day (YYYY-MM-DD, UTC); the trip locks on that day."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" example:"2099-06-03" doc:"Last day (YYYY-MM-DD), after startDate: the route is cut into that many days."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0, default 0.9)."`
 	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat km (over 0, at most 1000, default 50)."`
 	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300, default 80)."`
@@ -29,8 +29,8 @@ type SettingsInput struct {
 type UpdateInput struct {
 	Title                     *string  `json:"title,omitempty" maxLength:"255" nullable:"true" doc:"Name of the trip (at most 255 characters); null restores none."`
 	SourceURL                 *string  `json:"sourceUrl,omitempty" maxLength:"2048" doc:"https address of the route; a new one re-imports it."`
-	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" doc:"First day (YYYY-MM-DD, UTC); null removes it. A started trip stays locked."`
-	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" doc:"Last day (YYYY-MM-DD), after startDate; null removes it."`
+	StartDate                 *string  `json:"startDate,omitempty" format:"date" nullable:"true" example:"2099-06-01" doc:"First day (YYYY-MM-DD, UTC); null removes it. A started trip stays locked."`
+	EndDate                   *string  `json:"endDate,omitempty" format:"date" nullable:"true" example:"2099-06-03" doc:"Last day (YYYY-MM-DD), after startDate; null removes it."`
 	FatigueFactor             *float64 `json:"fatigueFactor,omitempty" minimum:"0.5" maximum:"1" doc:"Each day is this fraction of the previous one (0.5 to 1.0)."`
 	ElevationPenalty          *float64 `json:"elevationPenalty,omitempty" exclusiveMinimum:"0" maximum:"1000" doc:"Metres of climb worth one flat km (over 0, at most 1000)."`
 	MaxDistancePerDay         *float64 `json:"maxDistancePerDay,omitempty" minimum:"30" maximum:"300" doc:"Longest day in km (30 to 300)."`
@@ -73,7 +73,7 @@ func (s State) ResourceLocation() string { return "/trips/" + s.ID }
 
 // Settings are the writable settings of a trip as published.
 type Settings struct {
-	Title                     *string  `json:"title,omitempty" doc:"Name of the trip; taken from the source when not set."`
+	Title                     *string  `json:"title,omitempty" text:"third-party" doc:"Name of the trip; taken from the source when not set."`
 	SourceURL                 string   `json:"sourceUrl" doc:"Address the route was imported from."`
 	StartDate                 *string  `json:"startDate,omitempty" doc:"First day (YYYY-MM-DD), absent when not set."`
 	EndDate                   *string  `json:"endDate,omitempty" doc:"Last day (YYYY-MM-DD), absent when not set."`
@@ -117,8 +117,8 @@ type Day struct {
 	Ascent    float64     `json:"ascent" doc:"Metres climbed."`
 	Descent   float64     `json:"descent" doc:"Metres descended."`
 	IsRestDay bool        `json:"isRestDay,omitempty" doc:"True for a day off the bike."`
-	Label     *string     `json:"label,omitempty" doc:"The rider's name for the day, when set."`
-	Sleep     *string     `json:"accommodation,omitempty" doc:"Name of the chosen place to sleep (third-party data), when one is chosen."`
+	Label     *string     `json:"label,omitempty" text:"third-party" doc:"The rider's name for the day, when set."`
+	Sleep     *string     `json:"accommodation,omitempty" text:"third-party" doc:"Name of the chosen place to sleep (third-party data), when one is chosen."`
 	Alerts    *[]DayAlert `json:"alerts,omitempty" doc:"What to watch on this day: absent until the analysis ran, empty when it found nothing."`
 }
 
@@ -132,7 +132,7 @@ type DayAlert struct {
 // Summary is a trip in a listing.
 type Summary struct {
 	ID            string    `json:"id" doc:"The trip's id."`
-	Title         *string   `json:"title,omitempty" doc:"Name of the trip, when known."`
+	Title         *string   `json:"title,omitempty" text:"third-party" doc:"Name of the trip, when known."`
 	StartDate     *string   `json:"startDate,omitempty" doc:"First day, when set."`
 	EndDate       *string   `json:"endDate,omitempty" doc:"Last day, when set."`
 	StageCount    int       `json:"stageCount" doc:"Number of riding days computed so far."`

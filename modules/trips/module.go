@@ -29,7 +29,11 @@ type Params struct {
 	Places   poi.Provider    `optional:"true"` // accommodation candidates
 	Router   routing.Router  `optional:"true"` // detours through a waypoint
 	Geocoder places.Searcher `optional:"true"` // locates hand-entered accommodations
+	Public   PublicURL       `optional:"true"` // where visitors reach the server: share links are absolute
 	Log      *slog.Logger
+
+	// Tickets open event streams from a browser (events.go).
+	Tickets progress.Tickets `optional:"true"`
 }
 
 // Result is what the module adds to the application.
@@ -47,11 +51,14 @@ type Trips struct {
 	progress progress.Hub
 	router   routing.Router
 	geocoder places.Searcher
+	tickets  progress.Tickets
+	public   PublicURL
+	places   poi.Provider // in-ride search reads its index, when it has one
 }
 
 // New builds the module.
 func New(p Params) Result {
-	t := &Trips{store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder}
+	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder, places: p.Places, tickets: p.Tickets}
 	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}
 }

@@ -1,12 +1,15 @@
 package trips
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
@@ -23,8 +26,20 @@ const tripColumns = `id, user_id, title, source_url, source_type, start_date, en
 	locale, status, computation_status, version, generation, created_at, updated_at`
 
 // dayColumns are what the digest says of a day: no geometry, no points, no
-// accommodation candidates.
+// accommodation candidates; of the chosen accommodation, its name alone
+// (chosenName), which the engine reads out of its JSON.
 const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, selected_accommodation`
+
+// chosenName is the SQL of the chosen accommodation's name, in the engine's
+// own JSON functions: NULL without a choice, "" for a choice without a
+// name, as reading the whole accommodation in Go gave.
+func chosenName(db *bun.DB, column string) string {
+	name := "json_extract(" + column + ", '$.name')"
+	if db.Dialect().Name() == dialect.PG {
+		name = "(" + column + "::json ->> 'name')"
+	}
+	return "CASE WHEN " + column + " IS NULL OR " + column + " = 'null' THEN NULL ELSE COALESCE(" + name + ", '') END"
+}
 
 // summaryColumns are a listed trip's, with its riding days counted and
 // summed (rest days ignored) through the stages index.
@@ -51,7 +66,8 @@ func prepareReads(db *bun.DB) reads {
 		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
 		// One statement for the trip and its days: each statement is a read
 		// transaction of its own on SQLite, and a round trip on PostgreSQL.
-		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", "+qualified("s", dayColumns)+
+		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", "+
+			strings.Replace(qualified("s", dayColumns), "s.selected_accommodation", chosenName(db, "s.selected_accommodation"), 1)+
 			" FROM trips AS t LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
 			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"),
@@ -70,21 +86,114 @@ func qualified(alias, columns string) string {
 
 // tripTargets are the scan targets of tripColumns, and what to do once
 // they are scanned.
-func tripTargets(t *Trip) ([]any, func()) {
+func tripTargets(t *Trip) ([]any, func() error) {
 	var created, updated storage.NullTime
+	types, statuses := new([]byte), new([]byte)
 	return []any{&t.ID, &t.UserID, &t.Title, &t.SourceURL, &t.SourceType, &t.StartDate, &t.EndDate,
 			&t.FatigueFactor, &t.ElevationPenalty, &t.MaxDistancePerDay, &t.AverageSpeed, &t.DepartureHour,
-			&t.EbikeMode, &t.EnabledAccommodationTypes, &t.Locale, &t.Status, &t.ComputationStatus,
+			&t.EbikeMode, types, &t.Locale, &t.Status, statuses,
 			&t.Version, &t.Generation, &created, &updated},
-		func() { t.CreatedAt, t.UpdatedAt = created.Time, updated.Time }
+		func() error {
+			t.CreatedAt, t.UpdatedAt = created.Time, updated.Time
+			if *types != nil {
+				list, err := stringList(*types)
+				if err != nil {
+					return err
+				}
+				t.EnabledAccommodationTypes = list
+			}
+			if *statuses != nil {
+				m, err := stringMap(*statuses)
+				if err != nil {
+					return err
+				}
+				t.ComputationStatus = m
+			}
+			return nil
+		}
+}
+
+// stringList reads a JSON list of strings as the store writes it
+// (["hotel","camp_site"]) without a decoder; any other spelling goes
+// through encoding/json.
+func stringList(b []byte) (TypeList, error) {
+	out := TypeList{}
+	rest, ok := bytes.CutPrefix(b, []byte{'['})
+	if ok && string(rest) == "]" {
+		return out, nil
+	}
+	for ok {
+		var item string
+		if item, rest, ok = plainString(rest); !ok {
+			break
+		}
+		out = append(out, item)
+		if string(rest) == "]" {
+			return out, nil
+		}
+		rest, ok = bytes.CutPrefix(rest, []byte{','})
+	}
+	out = nil
+	return out, json.Unmarshal(b, &out)
+}
+
+// stringMap reads a JSON object of strings as the store writes it
+// ({"stages":"done"}) without a decoder; any other spelling goes through
+// encoding/json.
+func stringMap(b []byte) (StatusMap, error) {
+	out := StatusMap{}
+	rest, ok := bytes.CutPrefix(b, []byte{'{'})
+	if ok && string(rest) == "}" {
+		return out, nil
+	}
+	for ok {
+		var k, v string
+		if k, rest, ok = plainString(rest); !ok {
+			break
+		}
+		if rest, ok = bytes.CutPrefix(rest, []byte{':'}); !ok {
+			break
+		}
+		if v, rest, ok = plainString(rest); !ok {
+			break
+		}
+		out[k] = v
+		if string(rest) == "}" {
+			return out, nil
+		}
+		rest, ok = bytes.CutPrefix(rest, []byte{','})
+	}
+	out = nil
+	return out, json.Unmarshal(b, &out)
+}
+
+// plainString reads a quoted string without escapes or control
+// characters at the start of b; false for anything else.
+func plainString(b []byte) (string, []byte, bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", b, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			if !utf8.Valid(b[1:i]) {
+				return "", b, false
+			}
+			return string(b[1:i]), b[i+1:], true
+		case c == '\\' || c < 0x20:
+			return "", b, false
+		}
+	}
+	return "", b, false
 }
 
 // scanTrip reads a row of tripColumns.
 func scanTrip(row *sql.Row, t *Trip) error {
 	targets, done := tripTargets(t)
-	err := row.Scan(targets...)
-	done()
-	return err
+	if err := row.Scan(targets...); err != nil {
+		return err
+	}
+	return done()
 }
 
 // notFound is the answer for a trip deleted meanwhile (callers behind the
@@ -127,11 +236,6 @@ func (s *Store) Brief(ctx context.Context, id string) (*Trip, error) {
 // and severities; the rest of each alert is skipped, not kept.
 type dayAlerts []DayAlert
 
-// chosenName is the digest's reading of a chosen accommodation: its name.
-type chosenName struct {
-	Name string `json:"name"`
-}
-
 // dayTargets are the scan targets of dayColumns, each nullable: a trip
 // without days reads as one row of NULLs in the digest's join.
 type dayTargets struct {
@@ -156,18 +260,18 @@ func (d *dayTargets) day() (Day, error) {
 	day := dayOf(&st)
 	if d.alerts.Valid {
 		list := dayAlerts{}
-		if err := json.Unmarshal([]byte(d.alerts.String), &list); err != nil {
-			return Day{}, err
+		// Most days have no alert: "[]" needs no decoder.
+		if d.alerts.String != "[]" {
+			if err := json.Unmarshal([]byte(d.alerts.String), &list); err != nil {
+				return Day{}, err
+			}
 		}
 		l := []DayAlert(list)
 		day.Alerts = &l
 	}
 	if d.chosen.Valid {
-		var c chosenName
-		if err := json.Unmarshal([]byte(d.chosen.String), &c); err != nil {
-			return Day{}, err
-		}
-		day.Sleep = &c.Name
+		name := d.chosen.String
+		day.Sleep = &name
 	}
 	return day, nil
 }
@@ -195,7 +299,9 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []Day, error) {
 		if !found {
 			// The trip's columns repeat on every day's row: decoded once,
 			// then only carried over.
-			done()
+			if err := done(); err != nil {
+				return nil, nil, err
+			}
 			found = true
 			for i := range dayAt {
 				targets[i] = new(sql.RawBytes)

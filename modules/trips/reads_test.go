@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
 )
@@ -217,5 +219,114 @@ func TestOwnsForRead(t *testing.T) {
 		owns, err = s.Owns(ctx, user, id)
 		require.NoError(t, err)
 		require.False(t, owns, "writes ask the database every time")
+	})
+}
+
+// BenchmarkDigest is get_trip's read of a three-day trip whose days carry
+// what an imported route gives them: a few hundred points of geometry each
+// and a list of accommodation candidates. cpu-ns/op is the process's CPU
+// per read (on PostgreSQL, the server's own backend not included).
+func BenchmarkDigest(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run("engine="+engine, func(b *testing.B) {
+			var db *bun.DB
+			if engine == "sqlite" {
+				db, _ = storagetest.SQLiteFile(b, readSources...)
+			} else {
+				db = storagetest.Postgres(b, readSources...)
+			}
+			ctx := context.Background()
+			s := NewStore(db)
+			user := "user-bench"
+			_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
+				user, "bench@example.com", time.Now().UTC()).Exec(ctx)
+			require.NoError(b, err)
+			start, end := "2031-05-01", "2031-05-03"
+			tr := newTrip(user, "0190a6f0-0000-7000-8000-00000000000b", "Bench", time.Now().UTC(), &start, &end)
+			require.NoError(b, s.Insert(ctx, tr))
+			require.NoError(b, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, 3, 600, 30)))
+			b.ReportAllocs()
+			began := cpuTime()
+			for b.Loop() {
+				if _, days, err := s.Digest(ctx, tr.ID); err != nil || len(days) != 3 {
+					b.Fatal(len(days), err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-began)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// importedStages are n days of points points of geometry each, with
+// candidates accommodation candidates, the first one chosen.
+func importedStages(tripID string, n, points, candidates int) []Stage {
+	out := make([]Stage, n)
+	for d := range out {
+		line := make(Points, points)
+		for i := range line {
+			line[i] = geo.Point{Lat: 45 + float64(i)*1e-3, Lon: 6 + float64(d) + float64(i)*1e-3, Ele: 400 + float64(i%50)}
+		}
+		list := make(AccommodationList, candidates)
+		for i := range list {
+			list[i] = Accommodation{Name: fmt.Sprintf("Camping %d", i), Type: "camp_site", Lat: line[points-1].Lat, Lon: line[points-1].Lon, Source: "osm"}
+		}
+		chosen := list[0]
+		out[d] = Stage{ID: fmt.Sprintf("%s-%d", tripID, d), TripID: tripID, Position: d, Distance: 60, Ascent: 800, Descent: 700,
+			StartPoint: Point(line[0]), EndPoint: Point(line[points-1]), Geometry: line, Alerts: &AlertList{},
+			Accommodations: &list, Selected: &chosen}
+	}
+	return out
+}
+
+// The store's lists and maps of strings are read without a decoder when
+// spelt as the store writes them, and through encoding/json otherwise:
+// the answer is the decoder's either way.
+func TestStringListAndMapReadAsTheDecoder(t *testing.T) {
+	t.Parallel()
+	lists := []string{`[]`, `["hotel"]`, `["hotel","camp_site"]`, `[ "hotel" ]`, `["h\"otel"]`, `["é"]`,
+		`["a",]`, `["a"`, `[1]`, `null`, `["\u00e9"]`}
+	for _, give := range lists {
+		var want TypeList
+		wantErr := json.Unmarshal([]byte(give), &want)
+		got, err := stringList([]byte(give))
+		require.Equal(t, wantErr != nil, err != nil, give)
+		if wantErr == nil {
+			require.Equal(t, want, got, give)
+		}
+	}
+	maps := []string{`{}`, `{"stages":"done"}`, `{"a":"1","b":"2"}`, `{ "a":"1"}`, `{"a":"\n"}`, `{"a":1}`,
+		`{"a":"1",}`, `{"a"}`, `{"a":"1"`, `null`, `{"a":"1","a":"2"}`}
+	for _, give := range maps {
+		var want StatusMap
+		wantErr := json.Unmarshal([]byte(give), &want)
+		got, err := stringMap([]byte(give))
+		require.Equal(t, wantErr != nil, err != nil, give)
+		if wantErr == nil {
+			require.Equal(t, want, got, give)
+		}
+	}
+}
+
+// The engine reads the chosen accommodation's name out of its JSON: a
+// choice without a name is an empty name, no choice none, on both engines.
+func TestDigestReadsTheChosenName(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "chooser@example.com")
+		tr := newTrip(user, "trip-chosen", "Chosen", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, tr))
+		stages := fullStages(tr.ID)
+		stages[0].Selected = &Accommodation{Name: `Gîte "Le Col" & co`, Type: "guest_house"}
+		stages[1].Selected = &Accommodation{Type: "camp_site"}
+		stages[2].Selected = nil
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, stages))
+		_, days, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Len(t, days, 3)
+		for i := range stages {
+			require.Equal(t, dayOf(&stages[i]).Sleep, days[i].Sleep, "day %d", i+1)
+		}
 	})
 }

@@ -1,20 +1,16 @@
 package trips
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"cairn.dev/cairn/modules/route/export"
-	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
@@ -33,16 +29,35 @@ type Share struct {
 	DeletedAt *time.Time `bun:"deleted_at"`
 }
 
-// Shared is the answer of share_trip: the public address and its file.
+// Shared is a trip's active share as its owner reads it: the public
+// address and its files, absolute.
 type Shared struct {
 	ID        string    `json:"id" doc:"The share's id."`
 	Token     string    `json:"token" doc:"The share's secret (64 hex); no read needs it."`
 	ShortCode string    `json:"shortCode" doc:"The public code."`
-	URL       string    `json:"url" doc:"The public address of the trip; anyone with it can read the trip."`
+	URL       string    `json:"url" doc:"The public address of the trip; anyone with it can read the trip (a browser gets a page)."`
 	GPXURL    string    `json:"gpxUrl" doc:"The trip as a GPX file, needing no token: hand this link over rather than the file."`
+	FITURL    string    `json:"fitUrl" doc:"The trip as a FIT course, needing no token."`
 	Active    bool      `json:"active" doc:"True until revoked with unshare_trip."`
 	CreatedAt time.Time `json:"createdAt" doc:"When the link was made."`
 	Version   int64     `json:"version" doc:"The trip's version, unchanged by sharing: the one you hold stays good."`
+
+	tripID string
+}
+
+// ResourceLocation implements registry.Located: the owner reads the share
+// back at its trip's share address.
+func (s Shared) ResourceLocation() string { return "/trips/" + s.tripID + "/share" }
+
+// SharePath is the public address of a share code, relative to the server.
+func SharePath(code string) string { return "/s/" + code }
+
+// shared is what the owner is told of share sh of a trip at version.
+func (t *Trips) shared(sh *Share, version int64) Shared {
+	base := SharePath(sh.ShortCode)
+	return Shared{ID: sh.ID, Token: sh.Token, ShortCode: sh.ShortCode, URL: t.absolute(base),
+		GPXURL: t.absolute(base + ".gpx"), FITURL: t.absolute(base + ".fit"), Active: sh.DeletedAt == nil,
+		CreatedAt: sh.CreatedAt, Version: version, tripID: sh.TripID}
 }
 
 // Unshared is the answer of unshare_trip (HTTP answers 204 without it).
@@ -61,7 +76,8 @@ func newShare(tripID string) *Share {
 	_, _ = rand.Read(token)
 	_, _ = rand.Read(code)
 	return &Share{ID: uuid.Must(uuid.NewV7()).String(), TripID: tripID, Token: hex.EncodeToString(token),
-		ShortCode: base64.RawURLEncoding.EncodeToString(code), CreatedAt: time.Now().UTC()}
+		ShortCode: base64.RawURLEncoding.EncodeToString(code),
+		CreatedAt: time.Now().UTC().Truncate(time.Microsecond)} // as stored: the creation and a read say the same
 }
 
 func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared, error) {
@@ -76,8 +92,20 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 		}
 		return Shared{}, err
 	}
-	return Shared{ID: sh.ID, Token: sh.Token, ShortCode: sh.ShortCode, URL: "/s/" + sh.ShortCode,
-		GPXURL: "/s/" + sh.ShortCode + "/trip.gpx", Active: true, CreatedAt: sh.CreatedAt, Version: tr.Version}, nil
+	return t.shared(sh, tr.Version), nil
+}
+
+// readShare answers the trip's active share, or 404.
+func (t *Trips) readShare(ctx context.Context, c *registry.Call, _ *NoInput) (Shared, error) {
+	r, err := t.activeShare(ctx, c)
+	if err != nil {
+		return Shared{}, err
+	}
+	tr, err := t.store.Brief(ctx, c.Var("id"))
+	if err != nil {
+		return Shared{}, err
+	}
+	return t.shared(r.(*Share), tr.Version), nil
 }
 
 // activeShare loads the trip's active share: the read step of unshare.
@@ -135,89 +163,48 @@ func (t *Trips) shareActive(ctx context.Context, _ string, code string) (bool, e
 // ErrNoShare is the one answer for a code that is unknown or revoked.
 var ErrNoShare = registry.Fail(registry.KindNotFound, "no trip is shared at this address")
 
-func (t *Trips) publicDetail(ctx context.Context, c *registry.Call, _ *NoInput) (Detail, error) {
+// sharedTripID is the trip behind the call's share code.
+func (t *Trips) sharedTripID(ctx context.Context, c *registry.Call) (string, error) {
 	id, ok, err := t.sharedTrip(ctx, c.Var("code"))
 	if err != nil {
-		return Detail{}, err
+		return "", err
 	}
 	if !ok { // revoked since the owner rule looked
-		return Detail{}, ErrNoShare
+		return "", ErrNoShare
 	}
-	return t.Detail(ctx, id, c.Now)
+	return id, nil
 }
 
-// File is a trip or day exported as GPX or FIT.
-type File struct {
-	name, contentType string
-	body              []byte
-}
+// CodeShape is what a share code may hold; any other character is refused
+// by name before any lookup.
+const CodeShape = `[A-Za-z0-9_-]+`
 
-// ContentType implements registry.Download.
-func (f File) ContentType() string { return f.contentType }
-
-// FileName implements registry.Download.
-func (f File) FileName() string { return f.name }
-
-// WriteFile implements registry.Download.
-func (f File) WriteFile(w io.Writer) error { _, err := w.Write(f.body); return err }
-
-// tripFile renders the whole trip as one continuous track; a trip without
-// days has no file (404), while its JSON read answers.
-func (t *Trips) tripFile(ctx context.Context, id, format string) (File, error) {
-	tr, err := t.store.Get(ctx, id)
-	if err != nil {
-		return File{}, err
-	}
-	stages, err := t.store.Stages(ctx, id)
-	if err != nil {
-		return File{}, err
-	}
-	var points []geo.Point
-	var wpts []export.Waypoint
-	for _, s := range stages {
-		if len(points) > 0 && len(s.Geometry) > 0 {
-			points = append(points, s.Geometry[1:]...)
-		} else {
-			points = append(points, s.Geometry...)
-		}
-		if s.Selected != nil {
-			wpts = append(wpts, export.Waypoint{Name: s.Selected.Name, Lat: s.Selected.Lat, Lon: s.Selected.Lon, Category: s.Selected.Type})
-		}
-	}
-	if len(points) < 2 {
-		return File{}, registry.Fail(registry.KindNotFound, "this trip has no days to export yet")
-	}
-	name := tr.ID
-	if tr.Title != nil {
-		name = *tr.Title
-	}
-	track := export.Track{Name: name, Link: tr.SourceURL, Points: points, Waypoints: wpts}
-	var buf bytes.Buffer
-	if format == "fit" {
-		if err := export.WriteFIT(&buf, track); err != nil {
-			return File{}, err
-		}
-		return File{name: "trip.fit", contentType: export.ContentTypeFIT, body: buf.Bytes()}, nil
-	}
-	if err := export.WriteGPX(&buf, track); err != nil {
-		return File{}, err
-	}
-	return File{name: "trip.gpx", contentType: export.ContentTypeGPX, body: buf.Bytes()}, nil
-}
-
+// declareShares adds the owner's share operations and the public reads
+// behind a code.
 func (t *Trips) declareShares(reg *registry.Registry) {
 	owner := registry.ByURIVariable("id", t.store.Owns)
-	public := registry.ByURIVariable("code", t.shareActive)
+	public := registry.ByURIVariable("code", t.shareActive).Matching(CodeShape)
 
 	registry.Add(reg, registry.Op[NoInput, Shared]{
-		ID: "shares.create", Summary: "Share a trip: a public address and its GPX link",
+		ID: "shares.create", Summary: "Share a trip: a public address and its file links",
 		HTTP: registry.Post("/trips/{id}/share", http.StatusCreated),
 		Tool: registry.Tool("share_trip", "Make a public address for a trip, readable without a token, and the link to its GPX file. Hand over the link rather than the file. Refused while the trip is shared already."),
 
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
-		Handle: t.share,
+		Refusals: []*registry.Error{ErrShareExists},
+		Handle:   t.share,
+	})
+
+	registry.Add(reg, registry.Op[NoInput, Shared]{
+		ID: "shares.get", Summary: "Read a trip's active share, or 404",
+		HTTP: registry.Get("/trips/{id}/share"), Tool: registry.NotATool(registry.MotiveCoveredByAnotherTool),
+
+		Scope: scopes.TripsRead, Owner: owner, RateLimit: registry.NoRateLimit,
+		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
+		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
+		Handle: t.readShare,
 	})
 
 	registry.Add(reg, registry.Op[NoInput, Unshared]{
@@ -232,45 +219,15 @@ func (t *Trips) declareShares(reg *registry.Registry) {
 		Handle: t.unshare,
 	})
 
-	registry.Add(reg, registry.Op[NoInput, Detail]{
-		ID: "shares.read", Summary: "Read a shared trip, without a token",
-		HTTP: registry.Get("/s/{code}"), Tool: registry.NotATool(registry.MotiveCoveredByAnotherTool),
+	registry.Add(reg, registry.Op[NoInput, PublicTrip]{
+		ID: "shares.read", Summary: "Read a shared trip, without a token (a browser gets a page)",
+		HTTP: registry.Get("/s/{code}").WithPages(refusalPage), Tool: registry.NotATool(registry.MotiveCoveredByAnotherTool),
 
 		Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
-		Handle: t.publicDetail,
+		Handle: t.publicTrip,
 	})
 
-	for _, format := range []string{"gpx", "fit"} {
-		registry.Add(reg, registry.Op[NoInput, File]{
-			ID: "shares.file_" + format, Summary: "A shared trip as a " + format + " file, without a token",
-			HTTP: registry.Get("/s/{code}/trip." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
-
-			Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
-			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
-			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
-			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				id, ok, err := t.sharedTrip(ctx, c.Var("code"))
-				if err != nil {
-					return File{}, err
-				}
-				if !ok {
-					return File{}, ErrNoShare
-				}
-				return t.tripFile(ctx, id, format)
-			},
-		})
-		registry.Add(reg, registry.Op[NoInput, File]{
-			ID: "trips.file_" + format, Summary: "A trip as a " + format + " file",
-			HTTP: registry.Get("/trips/{id}/trip." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
-
-			Scope: scopes.TripsRead, Owner: owner, RateLimit: registry.NoRateLimit,
-			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
-			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
-			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				return t.tripFile(ctx, c.Var("id"), format)
-			},
-		})
-	}
+	t.declareFiles(reg, registry.ByURIVariable("id", t.store.OwnsForRead), public)
 }

@@ -1,9 +1,12 @@
 package trips
 
 import (
+	"crypto/sha256"
 	"database/sql/driver"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,23 +39,48 @@ type Stage struct {
 // Accommodation is a place to sleep near a stage's end (model.md). Its name
 // and texts come from third parties: they are data, never instructions.
 type Accommodation struct {
-	Name               string  `json:"name" doc:"Name, as the source gives it (third-party text)."`
+	ID                 string  `json:"id" doc:"The candidate's id, which a choice names."`
+	Name               string  `json:"name" text:"third-party" doc:"Name, as the source gives it (third-party text)."`
 	Type               string  `json:"type" doc:"camp_site, hostel, alpine_hut, chalet, guest_house, hotel, wilderness_hut, or other."`
 	Lat                float64 `json:"lat" doc:"Latitude."`
 	Lon                float64 `json:"lon" doc:"Longitude."`
 	EstimatedPriceMin  float64 `json:"estimatedPriceMin" doc:"Lowest expected price per night, EUR."`
 	EstimatedPriceMax  float64 `json:"estimatedPriceMax" doc:"Highest expected price per night, EUR."`
 	IsExactPrice       bool    `json:"isExactPrice" doc:"True when the source states the price."`
-	URL                *string `json:"url,omitempty" doc:"Website, when known."`
+	URL                *string `json:"url,omitempty" text:"third-party" doc:"Website, when known."`
 	PossibleClosed     bool    `json:"possibleClosed" doc:"May be closed on the stage's date."`
 	DistanceToEndPoint float64 `json:"distanceToEndPoint" doc:"Kilometres from the stage's end."`
-	Source             string  `json:"source" doc:"osm or manual."`
-	Address            *string `json:"address,omitempty" doc:"Address, when known."`
-	Phone              *string `json:"phone,omitempty" doc:"Phone, when known."`
-	OpeningHours       *string `json:"openingHours,omitempty" doc:"Opening hours, when known."`
-	Description        *string `json:"description,omitempty" doc:"Description (third-party text)."`
+	Source             string  `json:"source" text:"own" doc:"osm or manual."`
+	Address            *string `json:"address,omitempty" text:"third-party" doc:"Address, when known."`
+	Phone              *string `json:"phone,omitempty" text:"third-party" doc:"Phone, when known."`
+	OpeningHours       *string `json:"openingHours,omitempty" text:"third-party" doc:"Opening hours, when known."`
+	Description        *string `json:"description,omitempty" text:"third-party" doc:"Description (third-party text)."`
 	OsmType            *string `json:"osmType,omitempty" doc:"node, way or relation."`
 	OsmID              *int64  `json:"osmId,omitempty" doc:"OpenStreetMap id."`
+}
+
+// Key is the candidate's stable id: the OpenStreetMap element when it has
+// one ("osm:node:4242"), else a digest of its source, name and place, so
+// that a rescan finding the same place gives the same id.
+func (a *Accommodation) Key() string {
+	if a.ID != "" {
+		return a.ID
+	}
+	if a.OsmType != nil && a.OsmID != nil {
+		return "osm:" + *a.OsmType + ":" + strconv.FormatInt(*a.OsmID, 10)
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%.6f|%.6f", a.Source, a.Name, a.Lat, a.Lon))
+	return a.Source + ":" + hex.EncodeToString(sum[:6])
+}
+
+// withKeys returns the list with every candidate's id filled, for rows
+// stored before candidates had one.
+func withKeys(l []Accommodation) []Accommodation {
+	out := slices.Clone(l)
+	for i := range out {
+		out[i].ID = out[i].Key()
+	}
+	return out
 }
 
 // Value implements driver.Valuer.
@@ -145,7 +173,7 @@ func appendPoint(b []byte, p geo.Point) []byte {
 type Alert struct {
 	Code     string       `json:"code" doc:"Stable code; clients dedupe and dismiss by it."`
 	Severity string       `json:"type" doc:"critical, warning or nudge."`
-	Message  string       `json:"message" doc:"What the alert says."`
+	Message  string       `json:"message" text:"third-party" doc:"What the alert says."`
 	Lat      *float64     `json:"lat,omitempty" doc:"Where it applies, when it has a place."`
 	Lon      *float64     `json:"lon,omitempty" doc:"Where it applies, when it has a place."`
 	Action   *AlertAction `json:"action" doc:"What a client can do about it (navigate or dismiss); null otherwise."`
@@ -154,8 +182,8 @@ type Alert struct {
 // AlertAction is an alert's action as delivered to clients.
 type AlertAction struct {
 	Kind    string         `json:"kind" doc:"navigate or dismiss."`
-	Label   string         `json:"label" doc:"Text of the action."`
-	Payload map[string]any `json:"payload,omitempty" doc:"Coordinates to navigate to."`
+	Label   string         `json:"label" text:"own" doc:"Text of the action."`
+	Payload map[string]any `json:"payload,omitempty" text:"own" doc:"Coordinates to navigate to."`
 }
 
 // AlertList is a stage's alerts stored as JSON.

@@ -14,8 +14,11 @@ type StageDetail struct {
 	GeometryPoints int              `json:"geometryPoints" doc:"How many points draw the day on a map (the line itself is served to apps, not here)."`
 	AlertDetails   *[]Alert         `json:"alertDetails,omitempty" doc:"The day's alerts with where they apply and what can be done; absent until analysed."`
 	Accommodations *[]Accommodation `json:"accommodations,omitempty" doc:"Places to sleep near the day's end (third-party data); absent until scanned."`
-	Selected       *Accommodation   `json:"selectedAccommodation,omitempty" doc:"The chosen place to sleep, when one is."`
-	Trip           State            `json:"trip" doc:"The trip's version, statuses and lock."`
+	// AccommodationsNote says why a day lists no place to sleep, and what
+	// fixes it: an empty list alone sends a caller reading the day again.
+	AccommodationsNote string         `json:"accommodationsNote,omitempty" doc:"Why the day has no candidates, and what fixes it; absent when it has some."`
+	Selected           *Accommodation `json:"selectedAccommodation,omitempty" doc:"The chosen place to sleep, when one is."`
+	Trip               State          `json:"trip" doc:"The trip's version, statuses and lock."`
 }
 
 // ResourceVersion implements registry.Versioned: the trip's version.
@@ -52,8 +55,20 @@ func (t *Trips) stageDetail(ctx context.Context, c *registry.Call, _ *NoInput) (
 		out.AlertDetails = &list
 	}
 	if s.Accommodations != nil {
-		list := []Accommodation(*s.Accommodations)
+		list := withKeys(*s.Accommodations)
 		out.Accommodations = &list
+	}
+	if s.Selected != nil {
+		sel := *s.Selected
+		sel.ID = sel.Key()
+		out.Selected = &sel
+	}
+	if s.Accommodations == nil || len(*s.Accommodations) == 0 {
+		why, err := t.noCandidates(ctx, c, s)
+		if err != nil {
+			return StageDetail{}, err
+		}
+		out.AccommodationsNote = why
 	}
 	return out, nil
 }

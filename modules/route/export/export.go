@@ -11,6 +11,7 @@ package export
 import (
 	"errors"
 	"math"
+	"mime"
 	"strings"
 
 	"cairn.dev/cairn/modules/route/geo"
@@ -21,6 +22,14 @@ const (
 	ContentTypeGPX = "application/gpx+xml"
 	ContentTypeFIT = "application/vnd.ant.fit"
 )
+
+// The formats' extensions are registered with the standard library's table,
+// so what names a file by its extension (the API reference of a download
+// at /trips/{id}.gpx) finds its type without knowing the formats.
+func init() {
+	_ = mime.AddExtensionType(".gpx", ContentTypeGPX)
+	_ = mime.AddExtensionType(".fit", ContentTypeFIT)
+}
 
 // Track is what an export file holds.
 type Track struct {

@@ -1,7 +1,9 @@
 // Package gpx reads and writes GPX track files.
 //
-// Parse streams the document token by token, so memory beyond the returned
-// points stays constant whatever the file holds. It is hardened for uploads
+// Parse streams the document through a scanner of its own (scan.go) that
+// allocates nothing per element, so memory beyond the returned points stays
+// constant whatever the file holds, and a 30 MB upload parses in a small
+// fraction of a second. It is hardened for uploads
 // from strangers (pipeline.md §3): a size limit, no document type declaration,
 // no entity expansion, no network access, and only <trkpt lat lon> with an
 // optional <ele> are read.
@@ -9,7 +11,6 @@ package gpx
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -59,18 +60,9 @@ func (p Parser) Parse(r io.Reader) (Route, error) {
 		limit = DefaultMaxBytes
 	}
 	guard := &guardReader{r: r, remaining: limit}
-	dec := xml.NewDecoder(guard)
-	dec.Strict = true
-	// An empty map keeps the five predefined entities only; in strict mode any
-	// other reference is a syntax error, so nothing is ever expanded.
-	dec.Entity = map[string]string{}
-	// The decoder asks for a reader only for encodings other than UTF-8;
-	// refusing them is better than guessing.
-	dec.CharsetReader = func(string, io.Reader) (io.Reader, error) { return nil, errCharset }
-
-	st := parseState{dec: dec}
+	st := parser{s: newScanner(guard)}
 	if err := st.run(); err != nil {
-		return Route{}, err
+		return Route{}, wrap(err)
 	}
 	if len(st.route.Points) == 0 {
 		return Route{}, ErrNoTrackPoints
@@ -78,10 +70,10 @@ func (p Parser) Parse(r io.Reader) (Route, error) {
 	return st.route, nil
 }
 
-// parseState follows where the decoder is in the tree with depth counters:
-// the decoder already checks that tags match, so names need no second stack.
-type parseState struct {
-	dec   *xml.Decoder
+// parser follows where the document is with depth counters; the scanner
+// checks that end tags match with a stack of raw names.
+type parser struct {
+	s     *scanner
 	route Route
 
 	depth     int  // of the element being read, root is 1
@@ -91,183 +83,590 @@ type parseState struct {
 	ptDepth   int  // depth of the open <trkpt>, 0 outside
 	titleDone bool // a <trk><name> was read; later ones are ignored
 
-	// text collects character data of the <ele> or <trk><name> being read.
+	// text collects character data of the <ele> being read.
 	text      []byte
-	textDepth int    // depth of that element, 0 when none is open
-	textFor   string // "ele" or "name"
+	textDepth int  // depth of the <ele> or <trk><name> being read, 0 when none
+	textName  bool // it is the <trk><name>
 	point     geo.Point
 
 	// title collects the <trk><name>, bounded as it is read.
 	title text.Builder
+
+	// open holds the raw names of the open elements end to end, and ends
+	// where each stops; bindings the namespace prefixes they declare.
+	open     []byte
+	ends     []int
+	bindings []binding
+
+	// Scratch space, reused from one element to the next.
+	name, attr, value, ref, chunk, markup []byte
+	coords                                []coordinate
 }
 
-func (st *parseState) run() error {
+// binding is a namespace prefix declared by an element (xmlns:p="…"):
+// only whether it is bound to nothing matters, since an attribute in no
+// namespace is what the decoder gave the parser as lat or lon.
+type binding struct {
+	depth  int
+	prefix string
+	empty  bool
+}
+
+// coordinate is a lat or lon attribute of a track point, read as written
+// (NaN when it is not a coordinate), judged once the tag is read whole.
+type coordinate struct {
+	prefix string // empty when the attribute has none
+	lat    bool
+	value  float64
+}
+
+func (p *parser) run() error {
+	s := p.s
 	for {
-		tok, err := st.dec.Token()
-		if err == io.EOF {
-			if !st.rootSeen {
+		b, ok := s.next()
+		if !ok {
+			if err := s.stop(); err != errEOF {
+				return err
+			}
+			if len(p.ends) > 0 {
+				return p.syntax("unexpected EOF")
+			}
+			if !p.rootSeen {
 				return ErrNotGPX
 			}
 			return nil
 		}
-		if err != nil {
-			return st.wrap(err)
+		var err error
+		if b != '<' {
+			s.unread()
+			err = p.chars(inText)
+		} else if b, err = s.must(); err != nil {
+			err = p.eof(err)
+		} else {
+			switch b {
+			case '/':
+				err = p.endTag()
+			case '?':
+				err = p.instruction()
+			case '!':
+				err = p.bang()
+			default:
+				s.unread()
+				err = p.startTag()
+			}
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := st.start(t); err != nil {
-				return err
-			}
-		case xml.EndElement:
-			if err := st.end(); err != nil {
-				return err
-			}
-		case xml.CharData:
-			if st.textDepth != 0 {
-				st.collect(t)
-			}
-		case xml.Directive:
-			return st.directive(t)
+		if err != nil {
+			return err
 		}
 	}
 }
 
-func (st *parseState) start(t xml.StartElement) error {
-	st.depth++
-	name := t.Name.Local
-	if st.depth == 1 {
-		if name != "gpx" {
+// chars reads character data, keeping it when an <ele> or a <trk><name>
+// is open (any element's text inside them counts).
+func (p *parser) chars(mode textMode) error {
+	if p.textDepth == 0 {
+		_, err := p.charData(mode, 0, nil, false, false)
+		return err
+	}
+	var err error
+	p.chunk, err = p.charData(mode, 0, p.chunk[:0], true, true)
+	if err == nil {
+		p.collect(p.chunk)
+	}
+	return err
+}
+
+// collect takes character data of the element being read. A name goes
+// through the title's text.Builder, which keeps text.MaxTitle runes and
+// drops the rest as it comes, so a name of megabytes is never copied whole.
+func (p *parser) collect(data []byte) {
+	if p.textName {
+		p.title.Write(data)
+		return
+	}
+	p.text = append(p.text, data...)
+}
+
+// qualifiedName reads an element or attribute name; what names the
+// problem when there is none.
+func (p *parser) qualifiedName(dst []byte, what string) ([]byte, []byte, error) {
+	name, ok, err := p.s.readName(dst)
+	if err != nil {
+		return name, nil, p.eof(err)
+	}
+	if ok && !validName(name) {
+		return name, nil, p.syntax("invalid XML name: " + string(name))
+	}
+	_, local, split := splitName(name)
+	if !ok || !split {
+		return name, nil, p.syntax(what)
+	}
+	return name, local, nil
+}
+
+func (p *parser) startTag() error {
+	s := p.s
+	name, local, err := p.qualifiedName(p.name[:0], "expected element name after <")
+	p.name = name
+	if err != nil {
+		return err
+	}
+	point := string(local) == "trkpt" && p.trkDepth != 0 && p.ptDepth == 0
+	p.coords = p.coords[:0]
+	empty := false
+	for {
+		s.space()
+		b, err := s.must()
+		if err != nil {
+			return p.eof(err)
+		}
+		if b == '/' {
+			if b, err = s.must(); err != nil {
+				return p.eof(err)
+			}
+			if b != '>' {
+				return p.syntax("expected /> in element")
+			}
+			empty = true
+			break
+		}
+		if b == '>' {
+			break
+		}
+		s.unread()
+		if err := p.attribute(point); err != nil {
+			return err
+		}
+	}
+	p.open = append(p.open, name...)
+	p.ends = append(p.ends, len(p.open))
+	if err := p.start(local, point); err != nil {
+		return err
+	}
+	if empty {
+		p.pop()
+		return p.end()
+	}
+	return nil
+}
+
+// attribute reads one name="value" of a start tag. Values are checked and
+// decoded like text; a track point's coordinates and namespace
+// declarations are kept.
+func (p *parser) attribute(point bool) error {
+	s := p.s
+	attr, local, err := p.qualifiedName(p.attr[:0], "expected attribute name in element")
+	p.attr = attr
+	if err != nil {
+		return err
+	}
+	prefix, _, _ := splitName(attr)
+	s.space()
+	b, err := s.must()
+	if err != nil {
+		return p.eof(err)
+	}
+	if b != '=' {
+		return p.syntax("attribute name without = in element")
+	}
+	s.space()
+	if b, err = s.must(); err != nil {
+		return p.eof(err)
+	}
+	if b != '"' && b != '\'' {
+		return p.syntax("unquoted or missing attribute value in element")
+	}
+	lat, lon := string(local) == "lat", string(local) == "lon"
+	declares := string(prefix) == "xmlns"
+	keep := declares || point && (lat || lon)
+	p.value, err = p.charData(inQuotes, b, p.value[:0], keep, false)
+	if err != nil || !keep {
+		return err
+	}
+	switch {
+	case declares:
+		p.bindings = append(p.bindings, binding{depth: p.depth + 1, prefix: string(local), empty: len(p.value) == 0})
+	case lat:
+		p.coords = append(p.coords, coordinate{prefix: string(prefix), lat: true, value: parseCoordinate(p.value, 90)})
+	case lon:
+		p.coords = append(p.coords, coordinate{prefix: string(prefix), value: parseCoordinate(p.value, 180)})
+	}
+	return nil
+}
+
+// inNoNamespace reports whether an attribute of that prefix is in no
+// namespace: it has none, or its prefix is declared bound to nothing.
+func (p *parser) inNoNamespace(prefix string) bool {
+	if prefix == "" {
+		return true
+	}
+	if prefix == "xmlns" || prefix == "xml" {
+		return false
+	}
+	for i := len(p.bindings) - 1; i >= 0; i-- {
+		if p.bindings[i].prefix == prefix {
+			return p.bindings[i].empty
+		}
+	}
+	return false
+}
+
+func (p *parser) endTag() error {
+	s := p.s
+	name, local, err := p.qualifiedName(p.name[:0], "expected element name after </")
+	p.name = name
+	if err != nil {
+		return err
+	}
+	s.space()
+	b, err := s.must()
+	if err != nil {
+		return p.eof(err)
+	}
+	if b != '>' {
+		return p.syntax("invalid characters between </" + string(local) + " and >")
+	}
+	if len(p.ends) == 0 {
+		return p.syntax("unexpected end element </" + string(local) + ">")
+	}
+	from := 0
+	if n := len(p.ends); n > 1 {
+		from = p.ends[n-2]
+	}
+	if top := p.open[from:]; !bytes.Equal(top, name) {
+		topPrefix, topLocal, _ := splitName(top)
+		if !bytes.Equal(topLocal, local) {
+			return p.syntax("element <" + string(topLocal) + "> closed by </" + string(local) + ">")
+		}
+		prefix, _, _ := splitName(name)
+		space := string(prefix)
+		if space == "" {
+			space = `""`
+		}
+		return p.syntax("element <" + string(topLocal) + "> in space " + string(topPrefix) +
+			" closed by </" + string(local) + "> in space " + space)
+	}
+	p.pop()
+	return p.end()
+}
+
+// pop closes the innermost element: its name, and the prefixes it bound.
+func (p *parser) pop() {
+	n := len(p.ends)
+	p.ends = p.ends[:n-1]
+	p.open = p.open[:0]
+	if n > 1 {
+		p.open = p.open[:p.ends[n-2]]
+	}
+	for len(p.bindings) > 0 && p.bindings[len(p.bindings)-1].depth >= p.depth {
+		p.bindings = p.bindings[:len(p.bindings)-1]
+	}
+}
+
+// instruction reads a processing instruction after its "<?". The XML
+// declaration's version must be 1.0 and its encoding UTF-8.
+func (p *parser) instruction() error {
+	s := p.s
+	target, ok, err := s.readName(p.name[:0])
+	p.name = target
+	if err != nil {
+		return p.eof(err)
+	}
+	if !ok {
+		return p.syntax("expected target name after <?")
+	}
+	if !validName(target) {
+		return p.syntax("invalid XML name: " + string(target))
+	}
+	declaration := string(target) == "xml"
+	s.space()
+	data := p.markup[:0]
+	var b0 byte
+	for {
+		b, err := s.must()
+		if err != nil {
+			return p.eof(err)
+		}
+		if declaration {
+			data = append(data, b)
+		}
+		if b0 == '?' && b == '>' {
+			break
+		}
+		b0 = b
+	}
+	p.markup = data
+	if !declaration {
+		return nil
+	}
+	content := string(data[:len(data)-2])
+	if v := pseudoAttribute("version", content); v != "" && v != "1.0" {
+		return p.syntax(fmt.Sprintf("unsupported version %q; only version 1.0 is supported", v))
+	}
+	if enc := pseudoAttribute("encoding", content); enc != "" && !strings.EqualFold(enc, "utf-8") {
+		e := p.syntax("only UTF-8 is accepted").(*SyntaxError)
+		e.Err = fmt.Errorf("opening charset %q: %w", enc, errCharset)
+		return e
+	}
+	return nil
+}
+
+// pseudoAttribute reads name="value" (or '…') in an XML declaration: the
+// first occurrence of name= followed by a quote, up to the same quote.
+func pseudoAttribute(name, content string) string {
+	key := name + "="
+	for rest := content; ; {
+		k := strings.Index(rest, key)
+		if k < 0 || k+len(key) >= len(rest) {
+			return ""
+		}
+		quote := rest[k+len(key)]
+		rest = rest[k+len(key)+1:]
+		if quote != '"' && quote != '\'' {
+			continue
+		}
+		end := strings.IndexByte(rest, quote)
+		if end < 0 {
+			return ""
+		}
+		return rest[:end]
+	}
+}
+
+// bang reads what starts with "<!": a comment, a CDATA section, or a
+// markup declaration, which is refused.
+func (p *parser) bang() error {
+	s := p.s
+	b, err := s.must()
+	if err != nil {
+		return p.eof(err)
+	}
+	switch b {
+	case '-':
+		if b, err = s.must(); err != nil {
+			return p.eof(err)
+		}
+		if b != '-' {
+			return p.syntax("invalid sequence <!- not part of <!--")
+		}
+		var b0, b1 byte
+		for {
+			b, err := s.must()
+			if err != nil {
+				return p.eof(err)
+			}
+			if b0 == '-' && b1 == '-' {
+				if b != '>' {
+					return p.syntax(`invalid sequence "--" not allowed in comments`)
+				}
+				return nil
+			}
+			b0, b1 = b1, b
+		}
+	case '[':
+		for i := range len("CDATA[") {
+			if b, err = s.must(); err != nil {
+				return p.eof(err)
+			}
+			if b != "CDATA["[i] {
+				return p.syntax("invalid <![ sequence")
+			}
+		}
+		return p.chars(inCDATA)
+	}
+	body, err := p.declaration(b)
+	if err != nil {
+		return err
+	}
+	if containsFold(body, "doctype") || containsFold(body, "entity") {
+		return ErrDoctype
+	}
+	return p.syntax("markup declarations are not accepted")
+}
+
+// declaration reads a markup declaration whose first byte is first, to
+// its closing '>': quoted text and nested brackets do not close it, and a
+// comment inside stands as one space.
+func (p *parser) declaration(first byte) ([]byte, error) {
+	s := p.s
+	body := append(p.markup[:0], first)
+	defer func() { p.markup = body[:0] }()
+	var quote byte
+	depth := 0
+	again := false // b is still to be handled: it ended a "<!--" that was not one
+	var b byte
+	for {
+		if !again {
+			var err error
+			if b, err = s.must(); err != nil {
+				return nil, p.eof(err)
+			}
+			if quote == 0 && b == '>' && depth == 0 {
+				return body, nil
+			}
+		}
+		again = false
+		body = append(body, b)
+		switch {
+		case b == quote:
+			quote = 0
+		case quote != 0:
+		case b == '\'' || b == '"':
+			quote = b
+		case b == '>':
+			depth--
+		case b == '<':
+			const open = "!--"
+			i := 0
+			for ; i < len(open); i++ {
+				var err error
+				if b, err = s.must(); err != nil {
+					return nil, p.eof(err)
+				}
+				if b != open[i] {
+					break
+				}
+			}
+			if i < len(open) {
+				body = append(body, open[:i]...)
+				depth++
+				again = true
+				continue
+			}
+			body = body[:len(body)-1]
+			var b0, b1 byte
+			for {
+				c, err := s.must()
+				if err != nil {
+					return nil, p.eof(err)
+				}
+				if b0 == '-' && b1 == '-' && c == '>' {
+					break
+				}
+				b0, b1 = b1, c
+			}
+			body = append(body, ' ')
+		}
+	}
+}
+
+func (p *parser) start(name []byte, point bool) error {
+	p.depth++
+	if p.depth == 1 {
+		if string(name) != "gpx" {
 			return ErrNotGPX
 		}
-		st.rootSeen = true
+		p.rootSeen = true
 		return nil
 	}
 	switch {
-	case name == "trk" && st.trkDepth == 0:
-		st.trkDepth, st.trkHas = st.depth, false
-	case name == "trkpt" && st.trkDepth != 0 && st.ptDepth == 0:
-		st.ptDepth = st.depth
-		return st.readCoordinates(t)
-	case name == "ele" && st.ptDepth != 0 && st.depth == st.ptDepth+1:
-		st.beginText("ele")
-	case name == "name" && !st.titleDone && st.trkDepth != 0 && st.depth == st.trkDepth+1:
-		st.beginText("name")
-		st.title.Reset(text.MaxTitle)
+	case string(name) == "trk" && p.trkDepth == 0:
+		p.trkDepth, p.trkHas = p.depth, false
+	case point:
+		p.ptDepth = p.depth
+		return p.readCoordinates()
+	case string(name) == "ele" && p.ptDepth != 0 && p.depth == p.ptDepth+1:
+		p.textDepth, p.textName, p.text = p.depth, false, p.text[:0]
+	case string(name) == "name" && !p.titleDone && p.trkDepth != 0 && p.depth == p.trkDepth+1:
+		p.textDepth, p.textName = p.depth, true
+		p.title.Reset(text.MaxTitle)
 	}
 	return nil
 }
 
-func (st *parseState) end() error {
-	closing := st.depth
-	st.depth--
+func (p *parser) end() error {
+	closing := p.depth
+	p.depth--
 	switch closing {
-	case st.textDepth:
-		return st.endText()
-	case st.ptDepth:
-		st.ptDepth = 0
-		if !st.trkHas {
-			st.trkHas = true
-			st.route.TrackStarts = append(st.route.TrackStarts, len(st.route.Points))
+	case p.textDepth:
+		return p.endText()
+	case p.ptDepth:
+		p.ptDepth = 0
+		if !p.trkHas {
+			p.trkHas = true
+			p.route.TrackStarts = append(p.route.TrackStarts, len(p.route.Points))
 		}
-		st.route.Points = append(st.route.Points, st.point)
-	case st.trkDepth:
-		st.trkDepth = 0
+		p.route.Points = append(p.route.Points, p.point)
+	case p.trkDepth:
+		p.trkDepth = 0
 	}
 	return nil
 }
 
-func (st *parseState) beginText(what string) {
-	st.textDepth, st.textFor, st.text = st.depth, what, st.text[:0]
-}
-
-func (st *parseState) endText() error {
-	st.textDepth = 0
-	value := bytes.TrimSpace(st.text)
-	if st.textFor == "name" {
-		st.route.Title, st.titleDone = st.title.String(), true
+func (p *parser) endText() error {
+	p.textDepth = 0
+	if p.textName {
+		p.route.Title, p.titleDone = p.title.String(), true
 		return nil
 	}
+	value := bytes.TrimSpace(p.text)
 	if len(value) == 0 {
 		return nil // an empty <ele> is the same as none
 	}
 	ele, err := strconv.ParseFloat(string(value), 64)
 	if err != nil || math.IsNaN(ele) || math.IsInf(ele, 0) {
-		return st.invalid("ele is not a number")
+		return p.syntax("ele is not a number")
 	}
 	if ele < geo.MinElevation || ele > geo.MaxElevation {
-		return st.invalid("ele is outside -500 to 9000 metres")
+		return p.syntax("ele is outside -500 to 9000 metres")
 	}
-	st.point.Ele = ele
+	p.point.Ele = ele
 	return nil
 }
 
-func (st *parseState) readCoordinates(t xml.StartElement) error {
+// readCoordinates judges the point's lat and lon attributes in the order
+// written: the first that is not a coordinate is refused, the last of each
+// is kept. Attributes in a namespace are not the point's.
+func (p *parser) readCoordinates() error {
 	lat, lon := math.NaN(), math.NaN()
-	for _, a := range t.Attr {
-		if a.Name.Space != "" {
+	for _, c := range p.coords {
+		if !p.inNoNamespace(c.prefix) {
 			continue
 		}
-		switch a.Name.Local {
-		case "lat":
-			lat = parseCoordinate(a.Value, 90)
-			if math.IsNaN(lat) {
-				return st.invalid("trkpt lat is not a latitude")
-			}
-		case "lon":
-			lon = parseCoordinate(a.Value, 180)
-			if math.IsNaN(lon) {
-				return st.invalid("trkpt lon is not a longitude")
-			}
+		switch {
+		case c.lat && math.IsNaN(c.value):
+			return p.syntax("trkpt lat is not a latitude")
+		case c.lat:
+			lat = c.value
+		case math.IsNaN(c.value):
+			return p.syntax("trkpt lon is not a longitude")
+		default:
+			lon = c.value
 		}
 	}
 	if math.IsNaN(lat) || math.IsNaN(lon) {
-		return st.invalid("trkpt without lat or lon")
+		return p.syntax("trkpt without lat or lon")
 	}
-	st.point = geo.Point{Lat: lat, Lon: lon}
+	p.point = geo.Point{Lat: lat, Lon: lon}
 	return nil
 }
 
 // parseCoordinate returns NaN unless s is a finite number within ±bound.
-func parseCoordinate(s string, bound float64) float64 {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+func parseCoordinate(s []byte, bound float64) float64 {
+	v, err := strconv.ParseFloat(string(bytes.TrimSpace(s)), 64)
 	if err != nil || !(v >= -bound && v <= bound) {
 		return math.NaN()
 	}
 	return v
 }
 
-func (st *parseState) directive(d xml.Directive) error {
-	if containsFold(d, "doctype") || containsFold(d, "entity") {
-		return ErrDoctype
-	}
-	return st.invalid("markup declarations are not accepted")
+// syntax is a refusal at the reading position.
+func (p *parser) syntax(reason string) error {
+	return &SyntaxError{Line: p.s.line(), Offset: p.s.offset(), Reason: shorten(reason)}
 }
 
-func (st *parseState) invalid(reason string) error {
-	line, _ := st.dec.InputPos()
-	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: reason}
-}
-
-// wrap turns a decoder error into the package's errors, keeping the guard's
-// own refusals as they are.
-func (st *parseState) wrap(err error) error {
-	if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrDoctype) {
-		return err
-	}
+// wrap turns the stream's errors into the package's, keeping the guard's
+// own refusals and the document's as they are.
+func wrap(err error) error {
 	var readErr *readError
-	if errors.As(err, &readErr) {
+	var syntax *SyntaxError
+	switch {
+	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrDoctype), errors.Is(err, ErrNotGPX), errors.As(err, &syntax):
+		return err
+	case errors.As(err, &readErr):
 		return fmt.Errorf("gpx: reading: %w", readErr.err)
 	}
-	line, _ := st.dec.InputPos()
-	reason := strings.TrimPrefix(err.Error(), "xml: ")
-	var xmlErr *xml.SyntaxError
-	switch {
-	case errors.As(err, &xmlErr):
-		line, reason = xmlErr.Line, xmlErr.Msg
-	case errors.Is(err, errCharset):
-		reason = "only UTF-8 is accepted"
-	}
-	return &SyntaxError{Line: line, Offset: st.dec.InputOffset(), Reason: shorten(reason), Err: err}
+	return &SyntaxError{Reason: shorten(err.Error()), Err: err}
 }
 
 // errCharset refuses a declared encoding other than UTF-8.

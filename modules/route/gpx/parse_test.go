@@ -226,14 +226,26 @@ func TestParseReaderFailure(t *testing.T) {
 	assert.False(t, errors.As(err, &syntax), "a broken connection is not the document's fault")
 }
 
+// BenchmarkParseLong reads the long fixture with the scanner Parse uses
+// and, for comparison, with the standard decoder it replaced.
 func BenchmarkParseLong(b *testing.B) {
 	data := routefixture.LongGPX()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		route, err := gpx.Parse(bytes.NewReader(data))
-		if err != nil || len(route.Points) != routefixture.LongPoints {
-			b.Fatal(len(route.Points), err)
-		}
+	for _, reader := range []struct {
+		name  string
+		parse func([]byte) (gpx.Route, error)
+	}{
+		{"scanner", func(d []byte) (gpx.Route, error) { return gpx.Parse(bytes.NewReader(d)) }},
+		{"decoder", func(d []byte) (gpx.Route, error) { return gpx.DecoderParse(bytes.NewReader(d), 0) }},
+	} {
+		b.Run("reader="+reader.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				route, err := reader.parse(data)
+				if err != nil || len(route.Points) != routefixture.LongPoints {
+					b.Fatal(len(route.Points), err)
+				}
+			}
+		})
 	}
 }

@@ -186,6 +186,14 @@ func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, e
 	return out, nil
 }
 
+// HoldsAny reports whether the store holds at least one POI of one of
+// categories: an empty store answers every query with nothing, which a
+// caller must tell apart from "nothing near here".
+func (s *Store) HoldsAny(ctx context.Context, categories []string) (bool, error) {
+	return storage.Conn(ctx, s.db).NewSelect().Model((*poiRow)(nil)).
+		Where("category IN (?)", bun.List(categories)).Limit(1).Exists(ctx)
+}
+
 // Candidates returns the accommodations stored near a stage end; see
 // Provider.
 func (s *Store) Candidates(ctx context.Context, near geo.Point, radiusKm float64, types []string, date *time.Time) ([]Accommodation, error) {

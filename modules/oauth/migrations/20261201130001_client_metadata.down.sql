@@ -1,0 +1,1 @@
+ALTER TABLE oauth_clients DROP COLUMN metadata_expires_at;
