@@ -164,44 +164,12 @@ func (n *Nominatim) Search(ctx context.Context, q string, limit int) ([]Place, e
 }
 
 func (n *Nominatim) fetch(ctx context.Context, q string) ([]Place, error) {
-	u := *n.search
 	v := url.Values{}
 	v.Set("q", q)
-	v.Set("format", "jsonv2")
 	v.Set("limit", strconv.Itoa(MaxLimit))
-	v.Set("addressdetails", "1") // for the country code
-	if n.email != "" {
-		v.Set("email", n.email)
-	}
-	u.RawQuery = v.Encode()
-
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, &UpstreamError{Err: errors.New("building the request failed")}
-	}
-	req.Header.Set("User-Agent", n.userAgent)
-	req.Header.Set("Accept", "application/json")
-
-	resp, err := n.client.Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr // the caller gave up: not the provider's fault
-		}
-		return nil, &UpstreamError{Err: withoutURL(err)}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		// Drain a little so the connection can be reused.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		return nil, &UpstreamError{Status: resp.StatusCode}
-	}
 	var raw []nominatimResult
-	dec := json.NewDecoder(io.LimitReader(resp.Body, nominatimMaxBytes))
-	if err := dec.Decode(&raw); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, &UpstreamError{Status: resp.StatusCode, Err: errors.New("malformed answer")}
+	if err := n.getJSON(ctx, *n.search, v, &raw); err != nil {
+		return nil, err
 	}
 	out := make([]Place, 0, min(len(raw), MaxLimit))
 	for _, r := range raw {
@@ -215,6 +183,47 @@ func (n *Nominatim) fetch(ctx context.Context, q string) ([]Place, error) {
 		}
 	}
 	return out, nil
+}
+
+// getJSON asks Nominatim at u with the query v (format and address details
+// added) and decodes its answer into into, within nominatimMaxBytes. A
+// caller who gave up gets its context's error, never an UpstreamError: that
+// is not the provider's fault.
+func (n *Nominatim) getJSON(ctx context.Context, u url.URL, v url.Values, into any) error {
+	v.Set("format", "jsonv2")
+	v.Set("addressdetails", "1") // for the country code and the place's rank
+	if n.email != "" {
+		v.Set("email", n.email)
+	}
+	u.RawQuery = v.Encode()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return &UpstreamError{Err: errors.New("building the request failed")}
+	}
+	req.Header.Set("User-Agent", n.userAgent)
+	req.Header.Set("Accept", "application/json")
+
+	resp, err := n.client.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		return &UpstreamError{Err: withoutURL(err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		// Drain a little so the connection can be reused.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		return &UpstreamError{Status: resp.StatusCode}
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, nominatimMaxBytes)).Decode(into); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		return &UpstreamError{Status: resp.StatusCode, Err: errors.New("malformed answer")}
+	}
+	return nil
 }
 
 // withoutURL drops the request URL that net/http puts in its errors: it

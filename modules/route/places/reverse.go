@@ -2,11 +2,8 @@ package places
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -124,37 +121,10 @@ func (n *Nominatim) fetchReverse(ctx context.Context, lat, lon float64) ([]Place
 	v := url.Values{}
 	v.Set("lat", strconv.FormatFloat(lat, 'f', -1, 64))
 	v.Set("lon", strconv.FormatFloat(lon, 'f', -1, 64))
-	v.Set("format", "jsonv2")
-	v.Set("addressdetails", "1")
 	v.Set("zoom", "14") // a town or a village, not a house
-	if n.email != "" {
-		v.Set("email", n.email)
-	}
-	u.RawQuery = v.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, &UpstreamError{Err: errors.New("building the request failed")}
-	}
-	req.Header.Set("User-Agent", n.userAgent)
-	req.Header.Set("Accept", "application/json")
-	resp, err := n.client.Do(req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, &UpstreamError{Err: withoutURL(err)}
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		return nil, &UpstreamError{Status: resp.StatusCode}
-	}
 	var raw reverseResult
-	if err := json.NewDecoder(io.LimitReader(resp.Body, nominatimMaxBytes)).Decode(&raw); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, &UpstreamError{Status: resp.StatusCode, Err: errors.New("malformed answer")}
+	if err := n.getJSON(ctx, u, v, &raw); err != nil {
+		return nil, err
 	}
 	if raw.Error != "" {
 		return []Place{}, nil // nothing at this position
