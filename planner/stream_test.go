@@ -147,14 +147,14 @@ func TestABrowserOpensATripStreamWithATicket(t *testing.T) {
 		return body.Ticket, strings.TrimPrefix(body.Stream, a.URL)
 	}
 
-	tk, stream := ticket(mine)
+	_, stream := ticket(mine)
 	status, got := follow(t, a, stream, "", "")
 	require.Equal(t, http.StatusOK, status, "the ticket opens the trip's stream")
 	require.Equal(t, []string{"status"}, types(got))
 	status, _ = follow(t, a, stream, "", "")
 	require.Equal(t, http.StatusUnauthorized, status, "once")
 
-	tk, _ = ticket(mine)
+	tk, _ := ticket(mine)
 	status, _ = follow(t, a, "/trips/"+other+"/events?ticket="+url.QueryEscape(tk), "", "")
 	require.Equal(t, http.StatusUnauthorized, status, "not another trip's stream")
 	status, _ = follow(t, a, "/trips/"+mine+"/events?ticket="+url.QueryEscape(tk), "", "")
