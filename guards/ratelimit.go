@@ -106,6 +106,9 @@ func rateKey(c *registry.Call, r registry.RateRule) (string, bool) {
 		}
 		v = strings.ToLower(strings.TrimSpace(v))
 		return c.Op.ID + ":arg:" + r.Arg + ":" + v, v != ""
+	case registry.KeyVariable:
+		v := c.Vars[r.Arg]
+		return c.Op.ID + ":var:" + r.Arg + ":" + v + ":" + c.UserID(), v != ""
 	}
 	return c.Op.ID + ":" + c.UserID(), true
 }

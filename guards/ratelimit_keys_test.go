@@ -50,6 +50,14 @@ func TestRateLimitKeys(t *testing.T) {
 			refuse: []bool{false, false, true, false, false},
 		},
 		{
+			name: "per URI variable: each trip of each user has its own count; a stranger's calls spend none of the owner's",
+			rule: registry.PerVariable("id", 2, time.Minute),
+			calls: []registry.Call{{Vars: vars("t1"), Principal: user("u1")}, {Vars: vars("t1"), Principal: user("u1")},
+				{Vars: vars("t1"), Principal: user("u2")}, {Vars: vars("t1"), Principal: user("u2")}, {Vars: vars("t1"), Principal: user("u2")},
+				{Vars: vars("t2"), Principal: user("u1")}, {Vars: vars("t1"), Principal: user("u1")}},
+			refuse: []bool{false, false, false, false, true, false, true},
+		},
+		{
 			name: "combined and silent: over either limit the call goes on, marked",
 			rule: perEmail.And(perAddress).Silently(),
 			calls: []registry.Call{{Args: args("a@x.org"), ClientAddr: "192.0.2.1"}, {Args: args("b@x.org"), ClientAddr: "192.0.2.1"},
@@ -114,4 +122,11 @@ func TestRegistryRefusesLimitsThatCountNothing(t *testing.T) {
 	require.NoError(t, declare(registry.Public, registry.PerArgument("email", 3, time.Minute).And(registry.PerIP(10, time.Minute))))
 	require.ErrorContains(t, declare(registry.Public, registry.PerUser(3, time.Minute)), "counts nobody")
 	require.ErrorContains(t, declare(registry.Public, registry.PerArgument("mail", 3, time.Minute)), `argument "mail"`)
+	require.ErrorContains(t, declare(registry.Scope("x:write"), registry.PerVariable("id", 3, time.Minute)), `URI variable "id"`)
 }
+
+// vars are the URI variables of a call on trip id.
+func vars(id string) map[string]string { return map[string]string{"id": id} }
+
+// user is the authenticated caller id.
+func user(id string) *registry.Principal { return &registry.Principal{UserID: id} }

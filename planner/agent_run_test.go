@@ -31,7 +31,7 @@ func (g *agent) call(tool string, args map[string]any) map[string]any {
 }
 
 // poll reads the trip until ready says so, as an agent told "read this
-// trip again in a few seconds" does.
+// trip again in 2 seconds" (retryAfter) does, only faster.
 func (g *agent) poll(id string, ready func(trip map[string]any) bool) map[string]any {
 	g.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)

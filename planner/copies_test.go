@@ -193,8 +193,10 @@ func TestUploadTakesAnIdempotencyKey(t *testing.T) {
 	})
 }
 
-// TestTheCreationsOfATripTakeAKey: exactly the operations that mint a
-// trip's id take an Idempotency-Key, and each refuses a call without one.
+// TestTheCreationsOfATripTakeAKey: exactly the three operations that mint a
+// trip's id (create, duplicate, and the upload, which makes a trip as the
+// other two do, so a retried upload must not make a second one) take an
+// Idempotency-Key, no other does, and each refuses a call without one.
 func TestTheCreationsOfATripTakeAKey(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)

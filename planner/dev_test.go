@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,4 +20,12 @@ func TestWelcomeSaysHowToSignIn(t *testing.T) {
 		"http://127.0.0.1:8080/account/apps"} {
 		require.Contains(t, b.String(), want)
 	}
+	// The OAuth way gives the client the address alone: no token, no header.
+	_, oauthPart, ok := strings.Cut(b.String(), "OAuth instead of a pasted token")
+	require.True(t, ok)
+	oauthPart, _, _ = strings.Cut(oauthPart, "MCP Inspector")
+	require.Contains(t, oauthPart, `"url": "http://127.0.0.1:8080/mcp"`)
+	require.NotContains(t, oauthPart, "cairn_pat_x")
+	require.NotContains(t, oauthPart, "Authorization")
+	require.NotContains(t, oauthPart, "headers")
 }

@@ -32,6 +32,9 @@ type metadataHost struct {
 	mu    sync.Mutex
 	docs  map[string]string // path → body
 	calls map[string]int    // path → fetches
+	// credentials counts the requests that carried any credential: the
+	// server passes no token on to a third party.
+	credentials int
 }
 
 func newMetadataHost(t *testing.T) *metadataHost {
@@ -40,6 +43,9 @@ func newMetadataHost(t *testing.T) *metadataHost {
 		h.mu.Lock()
 		body, ok := h.docs[r.URL.Path]
 		h.calls[r.URL.Path]++
+		if r.Header.Get("Authorization") != "" || r.Header.Get("Cookie") != "" {
+			h.credentials++
+		}
 		h.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
@@ -128,6 +134,9 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 		st, _ := mcpStatus(t, a, body["access_token"].(string), "list_trips")
 		require.Equal(t, http.StatusOK, st)
 		require.Equal(t, 1, h.fetches("/clients/agent.json"), "fetched once, then kept")
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		require.Zero(t, h.credentials, "no token or cookie is passed on to the client's host")
 	})
 
 	t.Run("a stale document is fetched again", func(t *testing.T) {
@@ -177,6 +186,8 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 				require.Contains(t, page, tt.want)
 			}
 			require.Equal(t, 2, h.fetches(tt.path), "a refused document is not kept")
+			require.Zero(t, rows(t, a, "oauth_clients", "id = ?", cid), "nothing is kept of it")
+			require.Zero(t, rows(t, a, "oauth_authorizations", "client_id = ?", cid), "no authorization request is kept")
 			status, body := bad.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {cid}})
 			require.Equal(t, http.StatusBadRequest, status)
 			require.Equal(t, "invalid_grant", body["error"], "nothing was issued to it")
@@ -189,6 +200,7 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 		res, page := b.do(http.MethodGet, bad.authorizeURL(nil), nil)
 		require.Equal(t, http.StatusBadRequest, res.StatusCode, page)
 		require.Contains(t, page, "private or local address")
+		require.Zero(t, rows(t, a, "oauth_clients", "id = ?", bad.id), "nothing is kept of it")
 	})
 
 	t.Run("fetches are limited per client address", func(t *testing.T) {

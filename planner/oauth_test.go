@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,6 +80,8 @@ func (b *person) consent(base, authorizeURL, decision string, wantScopes ...stri
 	res, page := b.do(http.MethodGet, pending.String(), nil)
 	require.Equal(b.t, http.StatusOK, res.StatusCode, page)
 	require.Contains(b.t, page, "Test agent")
+	require.NotContains(b.t, page, "<script", "the consent runs no script")
+	require.Contains(b.t, res.Header.Get("Content-Security-Policy"), "default-src 'none'", "and loads nothing from elsewhere")
 	for _, sc := range wantScopes {
 		require.Contains(b.t, page, "<code>"+sc+"</code>")
 	}
@@ -261,6 +264,31 @@ func mcpStatus(t *testing.T, a *plannertest.App, token, tool string) (int, strin
 	return res.Status, res.Header.Get("WWW-Authenticate")
 }
 
+// rows counts the rows of table that match where: what a refusal must not
+// have written.
+func rows(t *testing.T, a *plannertest.App, table, where string, args ...any) int {
+	t.Helper()
+	n, err := a.DB.NewSelect().Table(table).Where(where, args...).Count(context.Background())
+	require.NoError(t, err)
+	return int(n)
+}
+
+// issued counts what the server ever issued to a client: its refresh
+// tokens and its access tokens (live or not).
+func issued(t *testing.T, a *plannertest.App, clientID string) int {
+	t.Helper()
+	return rows(t, a, "oauth_refresh_tokens", "client_id = ?", clientID) +
+		rows(t, a, "access_tokens", "name LIKE ?", "oauth: % ("+clientID+")")
+}
+
+// codes counts a client's authorization requests that were kept, and
+// those that got a code.
+func codes(t *testing.T, a *plannertest.App, clientID string) (kept, coded int) {
+	t.Helper()
+	return rows(t, a, "oauth_authorizations", "client_id = ?", clientID),
+		rows(t, a, "oauth_authorizations", "client_id = ? AND code_hash IS NOT NULL", clientID)
+}
+
 // TestOAuthRefusals: each refusal is an OAuth error, and nothing is
 // issued; the grants that are issued are bound to their scopes and
 // resource, rotate, and can be revoked.
@@ -287,6 +315,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 	})
 
 	t.Run("wrong redirects are shown, never followed", func(t *testing.T) {
+		kept, _ := codes(t, a, c.id)
+		defer func() {
+			after, _ := codes(t, a, c.id)
+			require.Equal(t, kept, after, "no authorization request was kept")
+		}()
 		for _, u := range []string{"http://127.0.0.1:5000/other", "https://evil.example/cb", "http://localhost:5000/cb"} {
 			res, page := b.do(http.MethodGet, c.authorizeURL(url.Values{"redirect_uri": {u}}), nil)
 			require.Equal(t, http.StatusBadRequest, res.StatusCode, u)
@@ -303,6 +336,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 	})
 
 	t.Run("PKCE is required, S256 only", func(t *testing.T) {
+		kept, _ := codes(t, a, c.id)
+		defer func() {
+			after, _ := codes(t, a, c.id)
+			require.Equal(t, kept, after, "no authorization request was kept")
+		}()
 		for name, q := range map[string]url.Values{
 			"plain":   {"code_challenge_method": {"plain"}, "code_challenge": {c.verifier}},
 			"missing": {"code_challenge": {""}, "code_challenge_method": {""}},
@@ -317,10 +355,14 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 	})
 
 	t.Run("another resource is refused", func(t *testing.T) {
+		kept, _ := codes(t, a, c.id)
 		res, _ := b.do(http.MethodGet, c.authorizeURL(url.Values{"resource": {"https://other.example/mcp"}}), nil)
 		back, err := url.Parse(res.Header.Get("Location"))
 		require.NoError(t, err)
 		require.Equal(t, "invalid_target", back.Query().Get("error"))
+		require.Empty(t, back.Query().Get("code"))
+		after, _ := codes(t, a, c.id)
+		require.Equal(t, kept, after, "no authorization request was kept")
 	})
 
 	t.Run("a token for the HTTP API is refused at /mcp", func(t *testing.T) {
@@ -338,6 +380,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 
 	t.Run("a verifier that does not match, a code spent twice, another client", func(t *testing.T) {
 		code := c.code()
+		before := issued(t, a, c.id)
 		wrong := *c
 		wrong.verifier = strings.Repeat("w", 50)
 		status, body := wrong.exchange(code)
@@ -348,14 +391,21 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		status, body = thief.exchange(code)
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
+		require.NotContains(t, body, "access_token")
+		require.Equal(t, before, issued(t, a, c.id), "nothing issued to the client")
+		require.Zero(t, issued(t, a, thief.id), "nothing issued to the other client")
 		status, body = c.exchange(code)
 		require.Equal(t, http.StatusOK, status, body)
+		require.Equal(t, before+2, issued(t, a, c.id), "what is issued is counted: an access and a refresh token")
 		first := body["access_token"].(string)
 		st, _ := mcpStatus(t, a, first, "list_trips")
 		require.Equal(t, http.StatusOK, st)
+		before = issued(t, a, c.id)
 		status, body = c.exchange(code)
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
+		require.NotContains(t, body, "access_token")
+		require.Equal(t, before, issued(t, a, c.id), "a code spent twice issues nothing")
 		st, _ = mcpStatus(t, a, first, "list_trips")
 		require.Equal(t, http.StatusUnauthorized, st, "a code spent twice withdraws what it gave")
 	})
@@ -364,6 +414,10 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		status, body := c.exchange(c.code())
 		require.Equal(t, http.StatusOK, status, body)
 		require.Equal(t, "trips:read", body["scope"])
+		require.Equal(t, float64(oauth.AccessTokenTTL/time.Second), body["expires_in"], "a short-lived access token")
+		require.Equal(t, "Bearer", body["token_type"])
+		require.Zero(t, rows(t, a, "access_tokens", "name LIKE ? AND (expires_at IS NULL OR expires_at > ?)",
+			"oauth: % ("+c.id+")", time.Now().UTC().Add(oauth.AccessTokenTTL+time.Minute)), "every access token it holds expires within the hour")
 		access, refreshTok := body["access_token"].(string), body["refresh_token"].(string)
 		st, _ := mcpStatus(t, a, access, "list_trips")
 		require.Equal(t, http.StatusOK, st)
@@ -371,9 +425,13 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusForbidden, st)
 		require.Contains(t, challenge, `error="insufficient_scope", scope="trips:write"`)
 
+		before := issued(t, a, c.id)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}, "scope": {"trips:read trips:write"}})
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_scope", body["error"])
+		require.NotContains(t, body, "access_token")
+		require.Equal(t, before, issued(t, a, c.id), "a widening refresh issues nothing")
+		require.Zero(t, rows(t, a, "oauth_refresh_tokens", "digest = ? AND used_at IS NOT NULL", digestOf(refreshTok)), "and does not spend the refresh token")
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}})
 		require.Equal(t, http.StatusOK, status, body)
 		next := body["access_token"].(string)
@@ -452,6 +510,9 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		}
 		res, page = newPerson(t, "").do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
+		id := pending[strings.LastIndex(pending, "/")+1:]
+		require.Equal(t, 1, rows(t, a, "oauth_authorizations", "id = ? AND status = ? AND code_hash IS NULL", id, "pending"),
+			"no code was made")
 
 		// Nothing was decided: the person still can.
 		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
@@ -468,6 +529,8 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		_, err := a.DB.NewUpdate().Table("oauth_authorizations").Set("expires_at = ?", time.Now().UTC().Add(-time.Second)).
 			Where("client_id = ? AND status = ?", c.id, "approved").Exec(context.Background())
 		require.NoError(t, err)
+		before := issued(t, a, c.id)
+		defer func() { require.Equal(t, before, issued(t, a, c.id), "nothing issued") }()
 		status, body := c.exchange(code)
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
@@ -477,6 +540,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 
 	t.Run("another redirect_uri or resource at the token endpoint", func(t *testing.T) {
 		code := c.code()
+		before := issued(t, a, c.id)
 		other := *c
 		other.redirect = "http://127.0.0.1:5000/other"
 		status, body := other.exchange(code)
@@ -488,6 +552,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_target", body["error"])
 		require.NotContains(t, body, "access_token")
+		require.Equal(t, before, issued(t, a, c.id), "nothing issued")
 		status, body = c.exchange(code)
 		require.Equal(t, http.StatusOK, status, "the client's own request still buys the code: %v", body)
 	})
@@ -508,25 +573,120 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		_, err = a.DB.NewUpdate().Table("oauth_refresh_tokens").Set("expires_at = ?", past).
 			Where("client_id = ?", fresh.id).Exec(context.Background())
 		require.NoError(t, err)
+		before := issued(t, a, fresh.id)
 		status, body = fresh.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {fresh.id}})
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
 		require.Contains(t, body["error_description"], "expired")
+		require.Equal(t, before, issued(t, a, fresh.id), "nothing issued")
 	})
 
 	t.Run("a refresh token presented by another client", func(t *testing.T) {
 		status, body := c.exchange(c.code())
 		require.Equal(t, http.StatusOK, status, body)
 		thief := register(t, a, redirect)
+		before := issued(t, a, c.id)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {body["refresh_token"].(string)}, "client_id": {thief}})
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
 		require.NotContains(t, body, "access_token")
+		require.Zero(t, issued(t, a, thief), "nothing issued to the other client")
+		require.Equal(t, before, issued(t, a, c.id), "nor to the grant's own")
 	})
 
 	t.Run("a denial goes back as access_denied", func(t *testing.T) {
+		_, coded := codes(t, a, c.id)
 		back := b.consent(a.URL, c.authorizeURL(nil), "deny", "trips:read")
 		require.Equal(t, "access_denied", back.Query().Get("error"))
 		require.Empty(t, back.Query().Get("code"))
+		_, after := codes(t, a, c.id)
+		require.Equal(t, coded, after, "a denial makes no code")
 	})
+
+	t.Run("a registration unused for long is forgotten, with what it had", func(t *testing.T) {
+		old := register(t, a, redirect)
+		used := register(t, a, redirect)
+		res, _ := b.do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
+		require.Equal(t, http.StatusFound, res.StatusCode, "a pending request of the old client")
+		long := time.Now().UTC().Add(-oauth.UnusedClientTTL - time.Hour)
+		_, err := a.DB.NewUpdate().Table("oauth_clients").Set("last_used_at = ?", long).Where("id = ?", old).Exec(context.Background())
+		require.NoError(t, err)
+		_, err = a.DB.NewUpdate().Table("oauth_clients").Set("last_used_at = ?", long.Add(2*time.Hour)).Where("id = ?", used).Exec(context.Background())
+		require.NoError(t, err)
+		register(t, a, redirect) // the next registration forgets the unused ones
+
+		require.Zero(t, rows(t, a, "oauth_clients", "id = ?", old))
+		require.Zero(t, rows(t, a, "oauth_authorizations", "client_id = ?", old), "its requests go with it")
+		require.Equal(t, 1, rows(t, a, "oauth_clients", "id = ?", used), "one used within the period stays")
+		res, page := b.do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
+		require.Equal(t, http.StatusBadRequest, res.StatusCode)
+		require.Contains(t, page, "not registered")
+	})
+}
+
+// TestTheSessionCookie: the sign-in that keeps the person signed in for
+// this server's own pages (consent, connected apps) sets the session
+// cookie HttpOnly (no script reads it), SameSite=Lax (another site's form
+// does not carry it; the client's redirect to the consent page does) and
+// Secure (never sent in clear beyond loopback, which browsers treat as a
+// secure context); without keepSignedIn no cookie is set.
+func TestTheSessionCookie(t *testing.T) {
+	a, smtp := signInApp(t, nil)
+	const email = "cookie@example.com"
+	a.Token(t, email)
+	for i, keep := range []bool{false, true} {
+		res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email})
+		require.Less(t, res.Status, 300, string(res.Body))
+		link := smtp.Next(t, i+1).Link()
+		token := link[strings.LastIndex(link, "/")+1:]
+		res = a.Do(t, http.MethodPost, "/auth/verify", "", map[string]any{"token": token, "keepSignedIn": keep})
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		cookies := (&http.Response{Header: res.Header}).Cookies()
+		if !keep {
+			require.Empty(t, cookies, "no cookie unless asked")
+			continue
+		}
+		require.Len(t, cookies, 1, res.Header.Values("Set-Cookie"))
+		c := cookies[0]
+		require.Equal(t, accounts.RefreshCookie, c.Name)
+		require.Equal(t, res.JSON(t)["refresh_token"], c.Value, "the session is the sign-in's refresh token")
+		require.True(t, c.HttpOnly, "HttpOnly")
+		require.Equal(t, http.SameSiteLaxMode, c.SameSite)
+		require.True(t, c.Secure, "Secure")
+		require.Equal(t, "/", c.Path)
+		require.Positive(t, c.MaxAge)
+		// That cookie is the session the consent knows the person by.
+		sess := newPerson(t, c.Value)
+		res2, page := sess.do(http.MethodGet, a.URL+"/account/apps", nil)
+		require.Equal(t, http.StatusOK, res2.StatusCode, page)
+		require.Contains(t, page, email)
+	}
+}
+
+// TestREADMEConnectsWithOAuth: the README writes out what each scope a
+// client may ask for allows, in the words the consent page shows, and
+// gives a desktop client configuration with the address alone.
+func TestREADMEConnectsWithOAuth(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	readme := string(raw)
+	a := plannertest.New(t)
+	m := a.Do(t, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil).JSON(t)
+	offered := m["scopes_supported"].([]any)
+	require.ElementsMatch(t, []any{"trips:read", "trips:write"}, offered)
+	docs := map[string]string{}
+	for _, d := range a.Server.Registry.ScopeDocs() {
+		docs[string(d.Scope)] = d.Doc
+	}
+	for _, sc := range offered {
+		doc := strings.TrimSuffix(docs[sc.(string)], ".")
+		require.NotEmpty(t, doc, "scope %s says what it allows", sc)
+		require.Contains(t, readme, "| `"+sc.(string)+"` | "+strings.ToLower(doc[:1])+doc[1:]+" |", "the README's scope table")
+	}
+	_, section, ok := strings.Cut(readme, "## Connecting an MCP client with OAuth")
+	require.True(t, ok)
+	require.Contains(t, section, `"cairn": { "type": "http", "url": "http://127.0.0.1:8080/mcp" }`, "a desktop client gets the address")
+	require.Contains(t, section, "npx @modelcontextprotocol/inspector", "the MCP Inspector")
+	config, _, _ := strings.Cut(section, "**MCP Inspector**")
+	require.NotContains(t, config, "Authorization", "no token in the desktop configuration")
 }

@@ -71,6 +71,9 @@ func TestOpenAPISaysWhatTheServerSends(t *testing.T) {
 		{"PATCH", "/trips/{id}/stages/{stageId}/accommodation", "not_a_candidate"},
 		{"POST", "/trips/{id}/share", "share_exists"},
 		{"POST", "/trips/{id}/analyze", "analysis_running"},
+		{"POST", "/trips/{id}/stages/{stageId}/rest-day", "days_computing"},
+		{"PATCH", "/trips/{id}/stages/{stageId}/accommodation", "days_computing"},
+		{"DELETE", "/trips/{id}/stages/{stageId}", "days_computing"},
 		{"PATCH", "/trips/{id}", "confirmation_refused"},
 		{"POST", "/trips", "idempotency_key_reused"},
 	} {

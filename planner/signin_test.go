@@ -46,7 +46,7 @@ func onEngines(t *testing.T, f func(t *testing.T, engine apptest.Option)) {
 func signIn(t *testing.T, a *plannertest.App, smtp *mailtest.Server, email string, n int) (access, refresh string) {
 	t.Helper()
 	res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email})
-	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	m := smtp.Next(t, n)
 	require.Equal(t, []string{email}, m.To)
 	link := m.Link()
@@ -81,7 +81,7 @@ func TestSignInEndToEnd(t *testing.T) {
 
 		// An unknown address gets the same answer and no mail.
 		res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": "nobody@example.com"})
-		require.Equal(t, http.StatusAccepted, res.Status)
+		require.Equal(t, http.StatusOK, res.Status)
 		neutral := string(res.Body)
 
 		access, refresh1 := signIn(t, a, smtp, email, 1)
@@ -127,7 +127,7 @@ func TestSignInEndToEnd(t *testing.T) {
 
 		// Asking again is neutral whatever happens; a fresh link arrives.
 		res = a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email})
-		require.Equal(t, http.StatusAccepted, res.Status)
+		require.Equal(t, http.StatusOK, res.Status)
 		require.Equal(t, neutral, string(res.Body), "one neutral text")
 		link = smtp.Next(t, 2).Link()
 		// That link expires unused (its end moved to the past): refused.
@@ -181,7 +181,7 @@ func TestSignInLimitIsSilent(t *testing.T) {
 	for range 5 {
 		// Each link is consumed at once, so every request within the limit mails one.
 		res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email})
-		require.Equal(t, http.StatusAccepted, res.Status)
+		require.Equal(t, http.StatusOK, res.Status)
 		require.Empty(t, res.Header.Get("Retry-After"))
 		bodies = append(bodies, string(res.Body))
 		if ms := smtp.Messages(); len(ms) > 0 {
@@ -231,7 +231,7 @@ func TestAccountDeletionRefusesLiveTokens(t *testing.T) {
 		require.Zero(t, n, "the account's trips are gone")
 		// The address is unknown now: asking for a link mails nothing.
 		before := len(smtp.Messages())
-		require.Equal(t, http.StatusAccepted, a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email}).Status)
+		require.Equal(t, http.StatusOK, a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email}).Status)
 		require.Len(t, smtp.Messages(), before)
 	})
 }
@@ -245,7 +245,7 @@ func TestSignInUnderConcurrency(t *testing.T) {
 
 		// One link, verified by several clients at once: one session.
 		res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email})
-		require.Equal(t, http.StatusAccepted, res.Status)
+		require.Equal(t, http.StatusOK, res.Status)
 		link := smtp.Next(t, 1).Link()
 		token := link[strings.LastIndex(link, "/")+1:]
 		statuses := make(chan int, n)

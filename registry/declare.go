@@ -166,8 +166,9 @@ func (o OwnerRule) Declared() bool { return o.self || (o.Var != "" && o.Check !=
 func (o OwnerRule) ByVariable() bool { return o.Var != "" && o.Check != nil }
 
 // RateRule is a sliding-window limit on one operation: per user by
-// default, or per client address (PerIP) or per value of one argument
-// (PerArgument). Several limits combine with And; a call must pass each.
+// default, or per client address (PerIP), per value of one argument
+// (PerArgument) or per user and URI variable (PerVariable). Several limits
+// combine with And; a call must pass each.
 type RateRule struct {
 	Limit  int
 	Window time.Duration
@@ -176,7 +177,7 @@ type RateRule struct {
 	// counts in process meanwhile: the limit holds per replica.
 	SharedOnly bool
 	// Key is what the calls are counted by; Arg names the argument when Key
-	// is KeyArgument.
+	// is KeyArgument, the URI variable when it is KeyVariable.
 	Key RateKey
 	Arg string
 	// Silent lets a call over the limit through with Call.Limited set,
@@ -196,6 +197,7 @@ const (
 	KeyUser     RateKey = iota // the authenticated user
 	KeyAddress                 // the client's network address (Call.ClientAddr)
 	KeyArgument                // the value of one argument, trimmed and lower-cased
+	KeyVariable                // the user and the value of one URI variable (one trip of theirs)
 )
 
 // PerUser limits each user to n calls of the operation per window.
@@ -213,6 +215,15 @@ func PerIP(n int, window time.Duration) RateRule {
 // lower-cased; a call without the argument is not counted by this limit.
 func PerArgument(arg string, n int, window time.Duration) RateRule {
 	return RateRule{Limit: n, Window: window, Key: KeyArgument, Arg: arg}
+}
+
+// PerVariable limits each user to n calls of the operation per window on
+// each value of URI variable v: "10 per trip" counts one trip's calls, so
+// a busy trip does not use up the budget of the user's others. The user is
+// part of the count, so calls naming someone else's trip (refused as not
+// found after this guard) never spend the owner's budget.
+func PerVariable(v string, n int, window time.Duration) RateRule {
+	return RateRule{Limit: n, Window: window, Key: KeyVariable, Arg: v}
 }
 
 // And returns the rule combined with further limits: a call must pass each.
@@ -278,6 +289,8 @@ func (r RateRule) String() string {
 			per = "client address"
 		case KeyArgument:
 			per = x.Arg
+		case KeyVariable:
+			per = "{" + x.Arg + "} per user"
 		}
 		parts[i] = fmt.Sprintf("%d calls per %s per %s", x.Limit, x.Window, per)
 		if x.Silent {
@@ -295,6 +308,8 @@ func (r RateRule) PolicyName() string {
 		return "address"
 	case KeyArgument:
 		return r.Arg
+	case KeyVariable:
+		return "user-" + r.Arg
 	}
 	return "user"
 }

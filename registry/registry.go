@@ -341,6 +341,8 @@ func (r *Registry) Check() error {
 			switch {
 			case r.Key == KeyArgument && !publishes(o.InputType, r.Arg):
 				add(o, "the rate limit counts by the argument %q, which the input does not publish", r.Arg)
+			case r.Key == KeyVariable && !strings.Contains(o.HTTP.Path, "{"+r.Arg+"}"):
+				add(o, "the rate limit counts by the URI variable %q, which is not in the route %s", r.Arg, o.HTTP.Path)
 			case r.Key == KeyUser && o.Scope == Public:
 				add(o, "a per-user limit on a public operation counts nobody: use registry.PerIP or registry.PerArgument")
 			}

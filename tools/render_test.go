@@ -117,7 +117,6 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		*hidden
 		Title    string `json:"title"`
 		Skipped  string `json:"-"`
-		Dash     string `json:"-,"`
 		Untagged int
 		private  int
 		When     time.Time         `json:"when"`
@@ -140,7 +139,7 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 	label := "Over the pass"
 	alerts := []string{"steep", "gap"}
 	full := output{
-		Base: Base{ID: "t1", Version: 3}, hidden: &hidden{Inner: "in"}, Title: "Alps", Skipped: "no", Dash: "dash",
+		Base: Base{ID: "t1", Version: 3}, hidden: &hidden{Inner: "in"}, Title: "Alps", Skipped: "no",
 		Untagged: 7, private: 1, When: time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC),
 		Days: []day{{ID: "d1", Km: 80.5, End: &point{43.6, 1.44}, Alerts: &alerts, Label: &label},
 			{ID: "d2", Km: 1e21, Rest: true}, {ID: "d3", Km: 0.0000001}},

@@ -185,7 +185,25 @@ func (a *App) Do(t testing.TB, method, path, token string, body any, headers ...
 	if err != nil {
 		t.Fatal(err)
 	}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
+		a.namesNoTool(t, method+" "+path, raw)
+	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: raw}
+}
+
+// namesNoTool fails t when an HTTP problem body names one of the
+// registry's MCP tools: each face words what comes next in its own
+// vocabulary, so every HTTP refusal a test meets is checked for it.
+func (a *App) namesNoTool(t testing.TB, call string, body []byte) {
+	t.Helper()
+	if a.Server == nil || a.Server.Registry == nil {
+		return
+	}
+	for _, op := range a.Server.Registry.Operations() {
+		if op.Tool.IsTool() && bytes.Contains(body, []byte(op.Tool.Name)) {
+			t.Errorf("%s: the HTTP problem names the MCP tool %s: %s", call, op.Tool.Name, body)
+		}
+	}
 }
 
 type bearer struct {

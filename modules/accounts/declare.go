@@ -42,7 +42,7 @@ func (a *Auth) Declare(reg *registry.Registry) {
 
 	registry.Add(reg, op(normalised(registry.Op[EmailInput, Accepted]{
 		ID: "auth.request_link", Summary: "Ask for a sign-in link by email",
-		HTTP: registry.Post("/auth/request-link", http.StatusAccepted), Tool: mailbox,
+		HTTP: registry.Post("/auth/request-link", http.StatusOK), Tool: mailbox,
 		Scope: registry.Public, RateLimit: requestLinkLimit, Hints: registry.Hints{OpenWorld: true},
 		Handle: a.requestLink,
 	}, cleanEmail, checkEmail)))
@@ -127,7 +127,7 @@ func (a *Auth) Declare(reg *registry.Registry) {
 	}))
 	registry.Add(reg, op(normalised(registry.Op[EmailChangeInput, Accepted]{
 		ID: "account.email_change", Summary: "Ask to change the address: a link goes to the new one",
-		HTTP: registry.Post("/users/me/email-change", http.StatusAccepted), Tool: mailbox,
+		HTTP: registry.Post("/users/me/email-change", http.StatusOK), Tool: mailbox,
 		Scope: ScopeAccount, RateLimit: emailChangeLimit, Hints: registry.Hints{OpenWorld: true},
 		Handle: a.emailChange,
 	}, cleanEmailChange, checkEmailChange)))
@@ -140,7 +140,7 @@ func (a *Auth) Declare(reg *registry.Registry) {
 
 	registry.Add(reg, op(normalised(registry.Op[EmailInput, Accepted]{
 		ID: "access.request", Summary: "Ask for early access",
-		HTTP: registry.Post("/access-requests", http.StatusAccepted), Tool: mailbox,
+		HTTP: registry.Post("/access-requests", http.StatusOK), Tool: mailbox,
 		Scope: registry.Public, RateLimit: accessLimit, Hints: registry.Hints{OpenWorld: true},
 		Handle: a.requestAccess,
 	}, cleanEmail, checkEmail)))

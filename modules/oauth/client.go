@@ -209,8 +209,9 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		"revocation_endpoint_auth_methods_supported": []string{"none"},
 		"code_challenge_methods_supported":           []string{"S256"},
 		// A client may be known by an https client_id naming its
-		// metadata document instead of registering (cimd.go).
-		"client_id_metadata_document_supported":          true,
+		// metadata document instead of registering (cimd.go), when the
+		// server has a client to fetch it with.
+		"client_id_metadata_document_supported":          s.fetcher != nil,
 		"authorization_response_iss_parameter_supported": true,
 	})
 }

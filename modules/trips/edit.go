@@ -43,7 +43,21 @@ func (d *Days) refuse(field, reason string) {
 }
 
 // StageNotFound is the one answer for a stage that is not one of the trip's.
-const StageNotFound = "stage not found in this trip; get_trip lists the days with their ids"
+const StageNotFound = "stage not found in this trip"
+
+// stageNotFound refuses a stage that is not one of the trip's, saying in
+// the call's face where the days' ids are listed.
+func stageNotFound(c *registry.Call) *registry.Error {
+	return registry.Fail(registry.KindNotFound, StageNotFound+"; "+
+		c.ByFace("GET /trips/{id}/detail lists the days with their ids", "get_trip lists the days with their ids"))
+}
+
+// noDaysYet refuses work on days that are not computed yet (an analysis,
+// a recomputation, a scan), saying in the call's face what to wait for.
+func noDaysYet(c *registry.Call, what string) *registry.Error {
+	return registry.Invalid("nothing to "+what+" yet", registry.Violation{Field: "id", Reason: "the trip has no days yet; " +
+		c.ByFace("wait until GET /trips/{id}/detail says partial: false", "wait until get_trip says partial: false")})
+}
 
 // loadDays reads the trip and its days, and finds the addressed stage.
 func (t *Trips) loadDays(ctx context.Context, c *registry.Call) (registry.Record, error) {
@@ -101,7 +115,7 @@ func (t *Trips) readDays(ctx context.Context, c *registry.Call, editable bool) (
 	if sid, ok := c.Vars["stageId"]; ok {
 		d.Target = slices.IndexFunc(stages, func(s Stage) bool { return s.ID == sid })
 		if d.Target < 0 {
-			return nil, registry.Fail(registry.KindNotFound, StageNotFound)
+			return nil, stageNotFound(c)
 		}
 	}
 	return d, nil

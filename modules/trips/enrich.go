@@ -268,8 +268,7 @@ func (t *Trips) waypoint(ctx context.Context, c *registry.Call, in *WaypointInpu
 func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (State, error) {
 	tr := c.Previous.(*Trip)
 	if tr.ComputationStatus[ComputeStages] != StatusDone {
-		return State{}, registry.Invalid("nothing to analyze yet",
-			registry.Violation{Field: "id", Reason: "the trip has no days yet; wait until get_trip says partial: false"})
+		return State{}, noDaysYet(c, "analyze")
 	}
 	set := map[string]string{}
 	for _, n := range enrichments {
@@ -284,7 +283,8 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 		for _, n := range enrichments {
 			if !Settled(locked.ComputationStatus[n]) && locked.ComputationStatus[n] != "" {
 				return &registry.Error{Kind: registry.KindConflict, Code: "analysis_running",
-					Detail: "an analysis is under way already; read the trip with get_trip until it settles"}
+					Detail: "an analysis is under way already; " + c.ByFace("read GET /trips/{id}/detail until its statuses settle",
+						"read the trip with get_trip until it settles")}
 			}
 		}
 		if err := t.store.transition(ctx, tr.ID, locked.Generation, set); err != nil {

@@ -170,6 +170,11 @@ func (t *Trips) detail(ctx context.Context, c *registry.Call, _ *NoInput) (Detai
 	return t.Detail(ctx, c.Var("id"), c.Now)
 }
 
+// PartialRetryAfter is how long, in seconds, a partial trip asks its
+// reader to wait: an import and its day split take about that long, so a
+// shorter poll mostly reads the same partial answer again.
+const PartialRetryAfter = 2
+
 // Detail reads trip id as get_trip answers it: settings, then one line per
 // day. It checks nothing: callers are the guarded handler and the unguarded
 // baseline of the benchmarks.
@@ -193,8 +198,8 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 	case st == StatusFailed:
 		d.Note = "the route could not be imported or cut into days; check the source address and update the trip"
 	default:
-		d.Partial = true
-		d.Note = "the days are not computed yet; read this trip again in a few seconds"
+		d.Partial, d.RetryAfter = true, PartialRetryAfter
+		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
 	return d, nil
 }

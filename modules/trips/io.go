@@ -95,6 +95,7 @@ type Detail struct {
 	IsLocked          bool              `json:"isLocked" doc:"True once the trip has started: it can no longer be edited."`
 	ComputationStatus map[string]string `json:"computationStatus" doc:"Each scheduled computation and its status."`
 	Partial           bool              `json:"partial" doc:"True while the days are not computed yet: the day list is then absent, not empty."`
+	RetryAfter        int               `json:"retryAfter,omitempty" doc:"While partial: seconds to wait before reading the trip again."`
 	Days              []Day             `json:"days,omitempty" doc:"One line per day, present once computed."`
 	Note              string            `json:"note,omitempty" doc:"What the answer means and what to call next."`
 	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`

@@ -226,8 +226,16 @@ func (s *Store) Brief(ctx context.Context, id string) (*Trip, error) {
 		return nil, err
 	}
 	t := new(Trip)
-	if err := row.Scan(&t.ID, &t.StartDate, &t.ComputationStatus, &t.Version); err != nil {
+	var statuses []byte
+	if err := row.Scan(&t.ID, &t.StartDate, &statuses, &t.Version); err != nil {
 		return nil, notFound(err)
+	}
+	if statuses != nil {
+		m, err := stringMap(statuses)
+		if err != nil {
+			return nil, err
+		}
+		t.ComputationStatus = m
 	}
 	return t, nil
 }

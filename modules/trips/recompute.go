@@ -60,7 +60,7 @@ func (t *Trips) declareRecompute(reg *registry.Registry) {
 
 		Scope:        scopes.TripsWrite,
 		Owner:        registry.ByURIVariable("id", t.store.Owns),
-		RateLimit:    registry.PerUser(10, time.Minute),
+		RateLimit:    registry.PerVariable("id", 10, time.Minute), // 10 per trip: one busy trip leaves the others theirs
 		Load:         t.loadDays,
 		Merge:        t.mergeRecompute,
 		Validate:     registry.ValidateWith(validateDays),
@@ -103,8 +103,7 @@ func (t *Trips) mergeRecompute(_ context.Context, c *registry.Call, in *Recomput
 func (t *Trips) recompute(ctx context.Context, c *registry.Call, in *RecomputeInput) (State, error) {
 	d := c.Merged.(*Days)
 	if d.Trip.ComputationStatus[ComputeStages] != StatusDone {
-		return State{}, registry.Invalid("nothing to recompute yet",
-			registry.Violation{Field: "id", Reason: "the trip has no days yet; wait until get_trip says partial: false"})
+		return State{}, noDaysYet(c, "recompute")
 	}
 	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		locked, err := t.store.lockTrip(ctx, d.Trip.ID)

@@ -76,8 +76,7 @@ func (t *Trips) mergeScan(_ context.Context, c *registry.Call, in *ScanInput) (r
 func (t *Trips) scan(ctx context.Context, c *registry.Call, in *ScanInput) (State, error) {
 	d := c.Merged.(*Days)
 	if d.Trip.ComputationStatus[ComputeStages] != StatusDone || len(d.Stages) == 0 {
-		return State{}, registry.Invalid("nothing to scan yet",
-			registry.Violation{Field: "id", Reason: "the trip has no days yet; wait until get_trip says partial: false"})
+		return State{}, noDaysYet(c, "scan")
 	}
 	req := &scanRequest{TripID: d.Trip.ID, RadiusKm: poi.DefaultRadiusKm, StageIndex: in.StageIndex, CreatedAt: c.Now.UTC()}
 	if in.RadiusKm != nil {

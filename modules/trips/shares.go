@@ -66,9 +66,20 @@ type Unshared struct {
 	Version int64 `json:"version" doc:"The trip's version, unchanged by revoking: the one you hold stays good."`
 }
 
-// ErrShareExists refuses a second active share of a trip.
+// ErrShareExists refuses a second active share of a trip; the refusal a
+// caller meets (shareExists) gives the active address.
 var ErrShareExists = &registry.Error{Kind: registry.KindConflict, Code: "share_exists",
-	Detail: "this trip is shared already; unshare it first to get a new address"}
+	Detail: "This trip is shared already: its address stays good, and the refusal gives it."}
+
+// shareExists refuses a second share of a trip with the address of its
+// active one: its recipients hold that link, so no one should revoke it
+// just to learn it.
+func (t *Trips) shareExists(c *registry.Call, sh *Share) error {
+	return &registry.Error{Kind: registry.KindConflict, Code: ErrShareExists.Code,
+		Detail: "this trip is shared already at " + t.shared(sh, 0).URL + "; nothing changed and that address stays good; " +
+			c.ByFace("GET /trips/{id}/share answers it with its file links",
+				"hand that address out; revoking it (unshare_trip) only makes sense to stop it working")}
+}
 
 func newShare(tripID string) *Share {
 	token := make([]byte, 32)
@@ -85,10 +96,17 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 	if err != nil {
 		return Shared{}, err
 	}
+	// Read before the insert: a refused insert would end a PostgreSQL
+	// transaction, and the refusal needs the active share.
+	if active, err := t.activeShare(ctx, c); err == nil {
+		return Shared{}, t.shareExists(c, active.(*Share))
+	} else if registry.AsError(err).Kind != registry.KindNotFound {
+		return Shared{}, err
+	}
 	sh := newShare(tr.ID)
 	if _, err := storage.Conn(ctx, t.store.db).NewInsert().Model(sh).Exec(ctx); err != nil {
 		if storage.IsUniqueViolation(err) {
-			return Shared{}, ErrShareExists
+			return Shared{}, ErrShareExists // shared meanwhile, by a concurrent call
 		}
 		return Shared{}, err
 	}

@@ -11,6 +11,7 @@ package registrytest
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,6 +145,14 @@ var Rules = []Rule{
 	{"creation-key", func(op *registry.Operation) string {
 		if op.Idempotency.Creation() && !op.OutputType.Implements(reflect.TypeFor[registry.Created]()) {
 			return "a creation's output must implement registry.Created so its key can point at it"
+		}
+		return ""
+	}},
+	{"accepted-dispatches", func(op *registry.Operation) string {
+		// 202 tells the caller the work goes on after the answer: a write
+		// that finished before answering says 200 (or 201, or 204).
+		if op.HTTP.Status == http.StatusAccepted && !op.Dispatches {
+			return "202 means work continues in the background: declare Dispatches, or answer 200 for a write that finishes before its answer"
 		}
 		return ""
 	}},

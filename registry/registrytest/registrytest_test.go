@@ -100,6 +100,11 @@ func TestTheWalkCatchesBrokenDeclarations(t *testing.T) {
 				Record: op.Record, Handle: handle[undocumented],
 			})
 		}, "things.rename/described-arguments"},
+		{"accepted without background work", func(reg *registry.Registry) {
+			op := good()
+			op.HTTP = registry.Patch("/things/{id}", http.StatusAccepted)
+			registry.Add(reg, op)
+		}, "things.rename/accepted-dispatches"},
 		{"lock left undeclared", func(reg *registry.Registry) {
 			op := good()
 			op.Lock = registry.LockRule{}

@@ -450,11 +450,9 @@ func (p *parser) entity(dst []byte, keep bool) ([]byte, error) {
 		}
 	} else {
 		s.unread()
-		var named bool
-		if ref, named, err = s.readName(ref); err != nil {
+		if ref, _, err = s.readName(ref); err != nil {
 			return dst, p.eof(err)
 		}
-		_ = named
 		if b, err = s.must(); err != nil {
 			return dst, p.eof(err)
 		}
