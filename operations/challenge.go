@@ -11,19 +11,23 @@ import (
 type resourceMetadataKey struct{}
 
 // WithResourceMetadata makes the bearer challenges of next's refusals name
-// the Protected Resource Metadata (RFC 9728) at url(), read per request
-// (the server's own URL has its real port only once listening). A client
+// the Protected Resource Metadata (RFC 9728) at url(), read when a
+// challenge is written (the server's own URL has its real port only once
+// listening), so a request that is not refused does not build it. A client
 // that gets a 401 finds there where to obtain a token.
 func WithResourceMetadata(url func() string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), resourceMetadataKey{}, url())))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), resourceMetadataKey{}, url)))
 	})
 }
 
-// ResourceMetadata is the metadata URL WithResourceMetadata put in ctx, or "".
+// ResourceMetadata is the metadata URL of the WithResourceMetadata around
+// ctx's request, or "".
 func ResourceMetadata(ctx context.Context) string {
-	s, _ := ctx.Value(resourceMetadataKey{}).(string)
-	return s
+	if url, _ := ctx.Value(resourceMetadataKey{}).(func() string); url != nil {
+		return url()
+	}
+	return ""
 }
 
 // BearerChallenge is the WWW-Authenticate value of a refusal (RFC 6750 §3,

@@ -400,6 +400,9 @@ func writeJSON(hc huma.Context, status int, contentType string, v any) {
 		contentType = "application/problem+json"
 	}
 	hc.SetHeader("Content-Type", contentType)
+	// A known length spares the server chunked encoding and the client
+	// reading to the end to know it.
+	hc.SetHeader("Content-Length", strconv.Itoa(len(b)))
 	hc.SetStatus(status)
 	_, _ = hc.BodyWriter().Write(b)
 }

@@ -128,6 +128,28 @@ func BenchmarkGetTripMCP(b *testing.B) {
 	b.Run("guarded", func(b *testing.B) { call(b, e.app.URL+"/mcp") })
 }
 
+// BenchmarkStateInProcess serves GET /trips/{id} (the trip's address, a
+// four-column read) by the server's handler, with no socket: what is left
+// is the framework path (request id, logging, metrics, guards, face) and
+// the read, so a change to either shows in ns/op and allocs/op without
+// the loopback's noise.
+func BenchmarkStateInProcess(b *testing.B) {
+	e := setupBench(b)
+	h := e.app.Server.Handler
+	b.ReportAllocs()
+	began := cpuTime()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/trips/"+e.id, nil)
+		req.Header.Set("Authorization", "Bearer "+e.token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+	reportCPU(b, began)
+}
+
 // reportCPU reports the process's CPU per call (client and server, both in
 // this process) since began: steadier than ns/op on a shared machine.
 func reportCPU(b *testing.B, began time.Duration) {

@@ -66,11 +66,16 @@ func ZigzagPoints(n int) []geo.Point {
 
 // Switchbacks is n points of hairpin road: 300 m legs across the line's
 // direction, joined by half-turns of 20 m radius, each climbing the slope
-// by their diameter.
+// by their diameter. The slope is a pass, 10 % up to 1,800 m and down the
+// other side, over and over: a climb that never ended would leave the
+// physical range of elevations (geo.MaxElevation) within 90k points, and
+// no parser accepts that recording.
 func Switchbacks(n int) []geo.Point {
 	const (
-		legLength = 300.0
-		radius    = 20.0
+		legLength  = 300.0
+		radius     = 20.0
+		passHeight = 1500.0          // from 300 m to the col at 1,800 m
+		passRun    = passHeight * 10 // along the line, at 10 %
 	)
 	turn := math.Pi * radius
 	period := 2 * (legLength + turn)
@@ -95,7 +100,7 @@ func Switchbacks(n int) []geo.Point {
 			lateral, along = -radius*math.Sin(a), along+2*radius+radius*(1-math.Cos(a))
 		}
 		p := line.at(along, lateral-legLength/2)
-		p.Ele = 300 + along/10 // a climb of 10 %, the slope's own
+		p.Ele = 300 + passHeight*(1-math.Abs(math.Mod(along/passRun, 2)-1)) // 10 %, the slope's own
 		points = append(points, jitter(rng, p))
 	}
 	return points

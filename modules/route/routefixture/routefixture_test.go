@@ -151,6 +151,22 @@ func TestShapes(t *testing.T) {
 	}
 }
 
+// TestShapesStayOnEarth holds every shape, at the largest size the import
+// benchmarks run, to what a GPX parser accepts: a coordinate on the globe and
+// an elevation in the physical range, so a recording of it can be written and
+// uploaded.
+func TestShapesStayOnEarth(t *testing.T) {
+	t.Parallel()
+	for _, shape := range routefixture.Shapes() {
+		t.Run(shape.Name, func(t *testing.T) {
+			for i, p := range shape.Points(1_000_000) {
+				require.Truef(t, p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180, "point %d at %v", i, p)
+				require.Truef(t, p.Ele >= geo.MinElevation && p.Ele <= geo.MaxElevation, "point %d at %.1f m", i, p.Ele)
+			}
+		})
+	}
+}
+
 func TestShapesThatComeBack(t *testing.T) {
 	t.Parallel()
 	loop := routefixture.Loop(10_000)
