@@ -100,7 +100,11 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 			Description: "The page a browser shows, when Accept prefers text/html to JSON (Vary: Accept)."}}
 	}
 	if reflect.PointerTo(op.OutputType).Implements(reflect.TypeFor[registry.Versioned]()) || op.OutputType.Implements(reflect.TypeFor[registry.Versioned]()) {
-		success.Headers["ETag"] = &huma.Param{Description: "The structural version, to send back as If-Match.", Schema: &huma.Schema{Type: "string"}}
+		desc := "The structural version, to send back as If-Match."
+		if op.HTTP.Method == http.MethodGet {
+			desc = "The structural version, a dash and a hash of this answer: send it back as If-Match (its version is compared) or If-None-Match (304 while the answer is unchanged)."
+		}
+		success.Headers["ETag"] = &huma.Param{Description: desc, Schema: &huma.Schema{Type: "string"}}
 	}
 	if op.OutputType.Implements(reflect.TypeFor[registry.Located]()) && (op.HTTP.Status == http.StatusCreated || op.HTTP.Status == http.StatusAccepted) {
 		success.Headers["Location"] = &huma.Param{Description: "Address of the resource.", Schema: &huma.Schema{Type: "string"}}

@@ -65,7 +65,8 @@ func GettingStarted(ops []*registry.Operation) string {
 		b.WriteString("3. **Changing: `If-Match`.** Read the resource and keep its `ETag` (the structural version); " +
 			"send it back as `If-Match` on a change such as " + route(op) + ". A stale version answers 412 (read " +
 			"again, then decide), a missing one 428; `If-Match: *` takes whatever version is current. " +
-			"`If-None-Match` with the ETag you hold answers 304 on a read.\n")
+			"A read's ETag is its version, a dash and a hash of the answer: `If-None-Match` with the one you hold " +
+			"answers 304 only while the answer is unchanged, and `If-Match` compares the version.\n")
 	}
 	if op := first(func(op *registry.Operation) bool { return op.Confirm.Asks() }); op != nil {
 		b.WriteString("4. **Confirmation.** A call that would lose something, such as " + route(op) + ", first answers " +

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"mime"
@@ -225,12 +226,19 @@ func noneMatch(header, etag string) bool {
 	return false
 }
 
-// parseETag reads "3", W/"3" or 3. Anything else is marked malformed, and
+// parseETag reads "3", W/"3", 3, or a read's "3-<hash>" (the version is
+// what a write is conditional on). Anything else is marked malformed, and
 // the precondition guard refuses it after authentication, as it refuses a
 // version argument that is not an integer on MCP.
 func parseETag(s string) (*int64, bool) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
-	v, err := strconv.ParseInt(strings.Trim(s, `"`), 10, 64)
+	s = strings.Trim(strings.TrimPrefix(strings.TrimSpace(s), "W/"), `"`)
+	if version, hash, ok := strings.Cut(s, "-"); ok {
+		if hash == "" || strings.Trim(hash, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+			return nil, true
+		}
+		s = version
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		return nil, true
 	}
@@ -363,12 +371,19 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		writePage(hc, op.HTTP.Status, pg)
 		return
 	}
+	var body []byte // marshalled early only when a read's tag needs it
 	if v, ok := out.(registry.Versioned); ok {
-		etag := strconv.Quote(strconv.FormatInt(v.ResourceVersion(), 10))
-		hc.SetHeader("ETag", etag)
-		if op.HTTP.Method == http.MethodGet && noneMatch(hc.Header("If-None-Match"), etag) {
-			hc.SetStatus(http.StatusNotModified)
-			return
+		version := strconv.FormatInt(v.ResourceVersion(), 10)
+		if op.HTTP.Method != http.MethodGet {
+			hc.SetHeader("ETag", strconv.Quote(version))
+		} else if b, err := json.Marshal(out); err == nil {
+			body = b
+			etag := representationTag(version, b)
+			hc.SetHeader("ETag", etag)
+			if noneMatch(hc.Header("If-None-Match"), etag) {
+				hc.SetStatus(http.StatusNotModified)
+				return
+			}
 		}
 	}
 	if c.Replayed {
@@ -390,7 +405,22 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		hc.SetStatus(status)
 		return
 	}
+	if body != nil {
+		writeBytes(hc, status, "application/json", body)
+		return
+	}
 	writeJSON(hc, status, "application/json", out)
+}
+
+// representationTag is a read's ETag: the structural version, then a hash
+// of the answer. A read can change while the version stands (a share made,
+// days computed), and If-None-Match must then not answer 304; If-Match
+// reads only the version before the dash (parseETag), so a read's tag
+// still guards a write.
+func representationTag(version string, body []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(body)
+	return `"` + version + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
 }
 
 func writeJSON(hc huma.Context, status int, contentType string, v any) {
@@ -399,6 +429,10 @@ func writeJSON(hc huma.Context, status int, contentType string, v any) {
 		status, b = http.StatusInternalServerError, []byte(`{"title":"Internal Server Error","status":500}`)
 		contentType = "application/problem+json"
 	}
+	writeBytes(hc, status, contentType, b)
+}
+
+func writeBytes(hc huma.Context, status int, contentType string, b []byte) {
 	hc.SetHeader("Content-Type", contentType)
 	// A known length spares the server chunked encoding and the client
 	// reading to the end to know it.

@@ -106,3 +106,36 @@ func TestLongValuesAreNotQuotedBack(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, man.Status, string(man.Body))
 	require.NotContains(t, string(man.Body), cut, "HTTP: %d bytes", len(man.Body))
 }
+
+// TestAReadThatChangedIsNeverNotModified: sharing a trip leaves its
+// version alone but changes what its read says (shared, shareUrl), so the
+// ETag a client held before must not answer 304 after; nor may a partial
+// read's tag once the days are computed.
+func TestAReadThatChangedIsNeverNotModified(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	id := e.trip(t, nil)
+	a.WaitSettled(t, e.token, id)
+
+	before := a.Do(t, http.MethodGet, "/trips/"+id+"/detail", e.token, nil)
+	require.Equal(t, http.StatusOK, before.Status, string(before.Body))
+	etag := before.Header.Get("ETag")
+	require.Equal(t, false, before.JSON(t)["shared"])
+
+	shared := a.Do(t, http.MethodPost, "/trips/"+id+"/share", e.token, nil)
+	require.Equal(t, http.StatusCreated, shared.Status, string(shared.Body))
+
+	after := a.Do(t, http.MethodGet, "/trips/"+id+"/detail", e.token, nil, "If-None-Match", etag)
+	require.Equal(t, http.StatusOK, after.Status, "the read changed: a 304 would keep the client on the old one")
+	require.Equal(t, true, after.JSON(t)["shared"])
+	require.NotEqual(t, etag, after.Header.Get("ETag"))
+
+	// The new tag still names the version for a write.
+	again := a.Do(t, http.MethodGet, "/trips/"+id+"/detail", e.token, nil, "If-None-Match", after.Header.Get("ETag"))
+	require.Equal(t, http.StatusNotModified, again.Status)
+	stage := after.JSON(t)["days"].([]any)[0].(map[string]any)["id"].(string)
+	write := a.Do(t, http.MethodPatch, "/trips/"+id+"/stages/"+stage, e.token, map[string]any{"label": "by the read's tag"},
+		"If-Match", after.Header.Get("ETag"))
+	require.Less(t, write.Status, 300, "a read's ETag is accepted as If-Match: %s", write.Body)
+}

@@ -118,7 +118,8 @@ func TestAFailedImportSettlesEverything(t *testing.T) {
 	got := apptest.Call(t, e.mcp, "get_trip", map[string]any{"id": id})
 	require.Equal(t, false, got.Structured["partial"], "a failed import is settled, not partial")
 	require.NotContains(t, got.Structured, "days")
-	require.Contains(t, got.Structured["note"], "could not be imported")
+	require.Equal(t, "route_not_found", got.Structured["failure"], "the failure is named")
+	require.Contains(t, got.Structured["note"], "not found at its provider")
 	require.EqualValues(t, 1, a.Provider.Calls.Load()-calls, "a removed route is asked for once: retrying cannot bring it back")
 }
 
@@ -134,6 +135,7 @@ func TestARefusedRedirectIsNotRetried(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status)
 	st := a.WaitSettled(t, e.token, res.JSON(t)["id"].(string))
 	require.Equal(t, "failed", st["computationStatus"].(map[string]any)["route"])
+	require.Equal(t, "route_refused", a.Do(t, "GET", "/trips/"+res.JSON(t)["id"].(string)+"/detail", e.token, nil).JSON(t)["failure"])
 	require.EqualValues(t, 1, a.Provider.Calls.Load()-calls, "one request: a refused redirect is permanent")
 	require.Zero(t, a.Provider.ElsewhereCalls.Load(), "the other port is never reached")
 }

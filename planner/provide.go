@@ -30,21 +30,36 @@ func (s routeSource) Fetch(ctx context.Context, url string) (trips.Imported, err
 	r, err := s.f.Fetch(ctx, url)
 	if err != nil {
 		var se *source.Error
-		if errors.As(err, &se) && (se.Code == source.CodeEmptyRoute || permanent(se.Err)) {
-			return trips.Imported{}, &trips.Permanent{Code: se.Code, Err: err}
+		if errors.As(err, &se) {
+			if failure := permanent(se); failure != "" {
+				return trips.Imported{}, &trips.Permanent{Code: se.Code, Failure: failure, Err: err}
+			}
 		}
 		return trips.Imported{}, err
 	}
 	return trips.Imported{Title: r.Title, SourceType: r.SourceType, Tracks: r.Tracks}, nil
 }
 
-func permanent(err error) bool {
-	var st *fetch.StatusError
-	if errors.As(err, &st) {
-		return st.Code < 500 && st.Code != http.StatusTooManyRequests
+// permanent names the failure of a fetch that retrying cannot fix, as
+// get_trip gives it; "" for one worth retrying (the provider down).
+func permanent(se *source.Error) string {
+	if se.Code == source.CodeEmptyRoute {
+		return trips.FailureEmpty
 	}
-	return errors.Is(err, source.ErrUnsupported) || errors.Is(err, fetch.ErrForbiddenAddress) || errors.Is(err, fetch.ErrScheme) ||
-		errors.Is(err, fetch.ErrRedirect) || errors.Is(err, fetch.ErrHostNotAllowed)
+	var st *fetch.StatusError
+	switch {
+	case errors.As(se.Err, &st):
+		if st.Code < 500 && st.Code != http.StatusTooManyRequests {
+			return trips.FailureNotFound // 404, 403 (private), 410: the provider has no such route for us
+		}
+		return ""
+	case errors.Is(se.Err, source.ErrUnsupported):
+		return trips.FailureUnsupported
+	case errors.Is(se.Err, fetch.ErrForbiddenAddress) || errors.Is(se.Err, fetch.ErrScheme) ||
+		errors.Is(se.Err, fetch.ErrRedirect) || errors.Is(se.Err, fetch.ErrHostNotAllowed):
+		return trips.FailureRefused
+	}
+	return ""
 }
 
 func provideSource(cfg Settings) (trips.Source, error) {

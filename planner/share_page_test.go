@@ -230,7 +230,7 @@ func TestTripFilesAnswerBesideTheTripsAddress(t *testing.T) {
 	// A trip without days has no file, while its JSON read answers.
 	u := conformance.NewUser(t, a.App)
 	e := env{a: a, token: u.Token}
-	empty := e.trip(t, map[string]any{"sourceUrl": "https://example.com/not-a-real-route"})
+	empty := e.trip(t, map[string]any{"sourceUrl": plannertest.StravaRoute(404)}) // a route the provider does not have
 	a.WaitSettled(t, u.Token, empty)
 	require.Equal(t, http.StatusOK, a.Do(t, "GET", "/trips/"+empty, u.Token, nil).Status)
 	require.Equal(t, http.StatusNotFound, a.Do(t, "GET", "/trips/"+empty+".gpx", u.Token, nil).Status)

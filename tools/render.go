@@ -33,9 +33,10 @@ import (
 // Key order is the order of the structured content.
 //
 // A rendering longer than TextBudget would cost more than the structured
-// content it repeats: the text then keeps every field but says of each list
-// of objects only how many rows it has and that they are in the structured
-// content ("days: 30 rows, in structuredContent").
+// content it repeats: the text then keeps every scalar and list of scalars
+// but says of each object and each list of objects only how many fields or
+// rows it has and that they are in the structured content ("days: 30 rows,
+// in structuredContent", "settings: 11 fields, in structuredContent").
 
 // TextBudget is the longest full rendering sent as text content.
 const TextBudget = 2048
@@ -465,6 +466,12 @@ func (r renderer) value(key string, v any, indent string) {
 	case []field:
 		if len(x) == 0 {
 			b.WriteString(": {}\n")
+			return
+		}
+		if r.summary {
+			b.WriteString(": ")
+			b.WriteString(strconv.Itoa(len(x)))
+			b.WriteString(" fields, in structuredContent\n")
 			return
 		}
 		b.WriteString(":\n")

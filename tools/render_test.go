@@ -32,6 +32,9 @@ func TestRender(t *testing.T) {
 		{"over budget, lists of objects are left to the structured content",
 			`{"id":"t1","days":[{"id":"d1"},{"id":"d2"}],"version":2}`, 10,
 			"id: t1\ndays: 2 rows, in structuredContent\nversion: 2"},
+		{"over budget, objects are left to the structured content too, scalars and lists of scalars kept",
+			`{"id":"t1","settings":{"title":"Alps","speed":15},"none":{},"types":["hotel"],"version":2}`, 10,
+			"id: t1\nsettings: 2 fields, in structuredContent\nnone: {}\ntypes: [hotel]\nversion: 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

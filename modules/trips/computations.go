@@ -94,6 +94,26 @@ func (s *Store) record(ctx context.Context, tripID string, gen int64, set map[st
 	return nil
 }
 
+// recordFailure keeps what get_trip names the failure of computation name
+// of generation gen.
+func (s *Store) recordFailure(ctx context.Context, tripID string, gen int64, name, failure string) error {
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Model((*computationRow)(nil)).Set("error = ?", failure).
+		Where("trip_id = ? AND name = ? AND generation = ?", tripID, name, gen).Exec(ctx)
+	return err
+}
+
+// Failure is what get_trip names the failure of computation name of
+// generation gen; "" when none was recorded. Read only for a failed trip.
+func (s *Store) Failure(ctx context.Context, tripID string, gen int64, name string) (string, error) {
+	var failure []*string
+	err := storage.Conn(ctx, s.db).NewSelect().Model((*computationRow)(nil)).Column("error").
+		Where("trip_id = ? AND name = ? AND generation = ?", tripID, name, gen).Scan(ctx, &failure)
+	if err != nil || len(failure) == 0 || failure[0] == nil {
+		return "", err
+	}
+	return *failure[0], nil
+}
+
 // supersede settles the unsettled work of older generations: it will never
 // write, since its generation is no longer the trip's.
 func (s *Store) supersede(ctx context.Context, tripID string, current int64) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
@@ -179,7 +180,7 @@ const PartialRetryAfter = 2
 // day. It checks nothing: callers are the guarded handler and the unguarded
 // baseline of the benchmarks.
 func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
-	tr, days, err := t.store.Digest(ctx, id)
+	tr, days, code, err := t.store.Digest(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
@@ -189,6 +190,9 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		IsLocked: s.IsLocked, ComputationStatus: s.ComputationStatus, Version: tr.Version,
 		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt,
 	}
+	if code != "" {
+		d.Shared, d.ShareURL = true, t.absolute(SharePath(code))
+	}
 	switch st := tr.ComputationStatus[ComputeStages]; {
 	case st == StatusDone:
 		d.Days = days
@@ -196,12 +200,37 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 			d.Note = "the route gives fewer than two days (MIN_STAGES): change the pacing or the route"
 		}
 	case st == StatusFailed:
-		d.Note = "the route could not be imported or cut into days; check the source address and update the trip"
+		// The failure's own words: a second read, for a failed trip alone.
+		if tr.ComputationStatus[ComputeRoute] == StatusFailed {
+			if d.Failure, err = t.store.Failure(ctx, tr.ID, tr.Generation, ComputeRoute); err != nil {
+				return Detail{}, err
+			}
+		}
+		d.Note = failureNote(d.Failure)
 	default:
 		d.Partial, d.RetryAfter = true, PartialRetryAfter
 		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
 	return d, nil
+}
+
+// failureNote words a failure of the days: what went wrong, and what to
+// do about it, in words that name no tool or request (both faces read
+// them).
+func failureNote(failure string) string {
+	switch failure {
+	case FailureUnsupported:
+		return "the route was not imported: its address is not one the server can read; the trip's sourceUrl must be " + source.Supported
+	case FailureNotFound:
+		return "the route was not found at its provider: it was removed, is private, or the id is wrong; make it public or set another sourceUrl"
+	case FailureEmpty:
+		return "the route at the provider has no points to ride; set another sourceUrl"
+	case FailureRefused:
+		return "the provider's answer was refused (a redirect off its site, or an address the server may not reach); set another sourceUrl"
+	case FailureProvider:
+		return "the route's provider kept failing (down, or answering errors) through every retry; the address is not at fault: try again later"
+	}
+	return "the route could not be imported or cut into days; check the source address and update the trip"
 }
 
 func dayOf(s *Stage) Day {

@@ -93,10 +93,13 @@ type Detail struct {
 	SourceType        *string           `json:"sourceType,omitempty" doc:"Kind of source, once the route is imported."`
 	Status            string            `json:"status" doc:"draft until at least two days are stored, then ready."`
 	IsLocked          bool              `json:"isLocked" doc:"True once the trip has started: it can no longer be edited."`
+	Shared            bool              `json:"shared" doc:"True while the trip has an active public address."`
+	ShareURL          string            `json:"shareUrl,omitempty" doc:"The active public address, absolute; absent when not shared."`
 	ComputationStatus map[string]string `json:"computationStatus" doc:"Each scheduled computation and its status."`
 	Partial           bool              `json:"partial" doc:"True while the days are not computed yet: the day list is then absent, not empty."`
 	RetryAfter        int               `json:"retryAfter,omitempty" doc:"While partial: seconds to wait before reading the trip again."`
-	Days              []Day             `json:"days,omitempty" doc:"One line per day, present once computed."`
+	Failure           string            `json:"failure,omitempty" text:"own" doc:"Why the route could not be imported, once it failed: route_unsupported, route_not_found, route_empty, route_refused or provider_failed; the note says what to do."`
+	Days              []DigestDay       `json:"days,omitempty" doc:"One line per day, present once computed."`
 	Note              string            `json:"note,omitempty" doc:"What the answer means and what to call next."`
 	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`
 	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
@@ -122,6 +125,21 @@ type Day struct {
 	Sleep     *string     `json:"accommodation,omitempty" text:"third-party" doc:"Name of the chosen place to sleep (third-party data), when one is chosen."`
 	Alerts    *[]DayAlert `json:"alerts,omitempty" doc:"What to watch on this day: absent until the analysis ran, empty when it found nothing."`
 }
+
+// DigestDay is a day as get_trip lists it: its line, when it is ridden and
+// where. The chain of days is continuous, so a day's start is said only
+// where it is news: on the first day, and on a day that does not start
+// where the one before ended.
+type DigestDay struct {
+	Day
+	Date  string  `json:"date,omitempty" doc:"The day's date (YYYY-MM-DD): the start date plus the days before it; absent without a start date."`
+	Start *LatLon `json:"start,omitempty" doc:"Where the day starts, [lat, lon]; given on the first day and where a day does not start at the previous day's end."`
+	End   LatLon  `json:"end" doc:"Where the day ends, [lat, lon]."`
+}
+
+// LatLon is a place as the digest gives it: [lat, lon] to 5 decimals
+// (about a metre), the stored points having no name.
+type LatLon [2]float64
 
 // DayAlert is an alert as the digest lists it: its code and severity; the
 // message and place are get_stage's.

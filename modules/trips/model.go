@@ -3,6 +3,7 @@ package trips
 import (
 	"database/sql/driver"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/registry"
 )
 
@@ -115,6 +117,13 @@ func (t *Trip) Violations() []registry.Violation {
 		bad("sourceUrl", "must be at most 2048 characters")
 	case err != nil || u.Scheme != "https" || u.Host == "":
 		bad("sourceUrl", "must be an https URL")
+	default:
+		// Judged at once: an address no source reads would otherwise be
+		// accepted and fail in the import, retries later.
+		var unsupported *source.UnsupportedError
+		if _, err := source.Recognise(t.SourceURL); errors.As(err, &unsupported) {
+			bad("sourceUrl", "is not a supported route address ("+string(unsupported.Reason)+"): it must be "+source.Supported)
+		}
 	}
 	var start, end time.Time
 	if t.StartDate != nil {

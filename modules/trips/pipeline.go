@@ -94,9 +94,20 @@ type Job struct {
 // Permanent marks an error that retrying cannot fix (an unsupported address,
 // an empty route): the computation fails at once.
 type Permanent struct {
-	Code string // e.g. ROUTE_FETCH_FAILED, EMPTY_ROUTE
-	Err  error
+	Code    string // e.g. ROUTE_FETCH_FAILED, EMPTY_ROUTE
+	Failure string // what get_trip names it (a Failure constant); "" for none of them
+	Err     error
 }
+
+// The failures of an import that get_trip names, each with its own words
+// (failureNote): what went wrong tells what to do.
+const (
+	FailureUnsupported = "route_unsupported" // the address is no provider's route
+	FailureNotFound    = "route_not_found"   // the provider has no such route (removed, private)
+	FailureEmpty       = "route_empty"       // the provider's route has no points
+	FailureRefused     = "route_refused"     // the provider's answer broke the fetch policy (a redirect elsewhere)
+	FailureProvider    = "provider_failed"   // the provider kept failing through every retry
+)
 
 // Error implements error.
 func (p *Permanent) Error() string { return p.Code + ": " + p.Err.Error() }
@@ -149,7 +160,14 @@ func (p *Pipeline) Run(ctx context.Context, job Job) error {
 	if !final {
 		return err
 	}
-	if ferr := p.fail(ctx, job); ferr != nil && !errors.Is(ferr, errSuperseded) {
+	failure := ""
+	switch {
+	case perm != nil:
+		failure = perm.Failure
+	case job.Name == ComputeRoute:
+		failure = FailureProvider // retried to the last attempt
+	}
+	if ferr := p.fail(ctx, job, failure); ferr != nil && !errors.Is(ferr, errSuperseded) {
 		return errors.Join(err, ferr)
 	}
 	if perm != nil {
@@ -177,13 +195,17 @@ func (p *Pipeline) run(ctx context.Context, job Job) error {
 	}
 }
 
-// fail settles the computation and its descendants as failed.
-func (p *Pipeline) fail(ctx context.Context, job Job) error {
+// fail settles the computation and its descendants as failed, recording
+// on the computation what get_trip names its failure ("" for none).
+func (p *Pipeline) fail(ctx context.Context, job Job, failure string) error {
 	set := map[string]string{}
 	for _, n := range descendants(job.Name) {
 		set[n] = StatusFailed
 	}
 	err := p.store.transition(ctx, job.TripID, job.Generation, set)
+	if err == nil && failure != "" {
+		err = p.store.recordFailure(ctx, job.TripID, job.Generation, job.Name, failure)
+	}
 	if err == nil {
 		p.stepCompleted(ctx, job.TripID)
 	}

@@ -5,7 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
@@ -25,10 +28,11 @@ const tripColumns = `id, user_id, title, source_url, source_type, start_date, en
 	elevation_penalty, max_distance_per_day, average_speed, departure_hour, ebike_mode, accommodation_types,
 	locale, status, computation_status, version, generation, created_at, updated_at`
 
-// dayColumns are what the digest says of a day: no geometry, no points, no
-// accommodation candidates; of the chosen accommodation, its name alone
-// (chosenName), which the engine reads out of its JSON.
-const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, selected_accommodation`
+// dayColumns are what the digest says of a day: no geometry, no
+// accommodation candidates; its two end points; of the chosen
+// accommodation, its name alone (chosenName), which the engine reads out of
+// its JSON.
+const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, start_point, end_point, selected_accommodation`
 
 // chosenName is the SQL of the chosen accommodation's name, in the engine's
 // own JSON functions: NULL without a choice, "" for a choice without a
@@ -64,11 +68,14 @@ func prepareReads(db *bun.DB) reads {
 	return reads{
 		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
 		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
-		// One statement for the trip and its days: each statement is a read
-		// transaction of its own on SQLite, and a round trip on PostgreSQL.
-		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", "+
+		// One statement for the trip, its active share and its days: each
+		// statement is a read transaction of its own on SQLite, and a round
+		// trip on PostgreSQL. A trip has at most one active share (a partial
+		// unique index), so the share's join repeats no day.
+		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, "+
 			strings.Replace(qualified("s", dayColumns), "s.selected_accommodation", chosenName(db, "s.selected_accommodation"), 1)+
-			" FROM trips AS t LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
+			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL"+
+			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
 			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"),
 		count: storage.Prepare(db, "SELECT COUNT(*) FROM trips AS t WHERE "+listFilter),
@@ -248,14 +255,42 @@ type dayAlerts []DayAlert
 // without days reads as one row of NULLs in the digest's join.
 type dayTargets struct {
 	id, label, alerts, chosen sql.NullString
+	start, end                sql.RawBytes // parsed at once, before the next row
 	position                  sql.NullInt64
 	distance, ascent, descent sql.NullFloat64
 	rest                      sql.NullBool
 }
 
 func (d *dayTargets) targets() []any {
-	return []any{&d.id, &d.position, &d.distance, &d.ascent, &d.descent, &d.label, &d.rest, &d.alerts, &d.chosen}
+	return []any{&d.id, &d.position, &d.distance, &d.ascent, &d.descent, &d.label, &d.rest, &d.alerts,
+		&d.start, &d.end, &d.chosen}
 }
+
+// latLon reads a stored point ([lat,lon,ele], as appendPoint writes it)
+// as the digest gives it, to 5 decimals; any other spelling goes through
+// encoding/json.
+func latLon(b []byte) (LatLon, error) {
+	if rest, ok := bytes.CutPrefix(b, []byte{'['}); ok {
+		if i := bytes.IndexByte(rest, ','); i > 0 {
+			if j := bytes.IndexByte(rest[i+1:], ','); j > 0 {
+				lat, errLat := strconv.ParseFloat(string(rest[:i]), 64)
+				lon, errLon := strconv.ParseFloat(string(rest[i+1:i+1+j]), 64)
+				if errLat == nil && errLon == nil {
+					return LatLon{round5(lat), round5(lon)}, nil
+				}
+			}
+		}
+	}
+	var p [3]float64
+	if err := json.Unmarshal(b, &p); err != nil {
+		return LatLon{}, err
+	}
+	return LatLon{round5(p[0]), round5(p[1])}, nil
+}
+
+// round5 rounds a coordinate to 5 decimals, about a metre: finer says
+// nothing more of where a day starts or ends.
+func round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }
 
 // day is the digest line of the scanned day.
 func (d *dayTargets) day() (Day, error) {
@@ -284,35 +319,42 @@ func (d *dayTargets) day() (Day, error) {
 	return day, nil
 }
 
-// Digest loads trip id and the digest lines of its days, in one statement.
-func (s *Store) Digest(ctx context.Context, id string) (*Trip, []Day, error) {
+// Digest loads trip id, the code of its active share ("" when it is not
+// shared) and the digest lines of its days, in one statement.
+func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
 	rows, err := s.reads.digest.Query(ctx, id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	defer rows.Close()
 	t := new(Trip)
 	var (
 		d             dayTargets
-		days          []Day
+		code          sql.NullString
+		days          []DigestDay
 		found         bool
+		first         time.Time // the start date, zero without one
 		targets, done = tripTargets(t)
-		dayAt         = len(targets)
 	)
+	targets = append(targets, &code)
+	dayAt := len(targets)
 	targets = append(targets, d.targets()...)
 	for rows.Next() {
 		if err := rows.Scan(targets...); err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 		if !found {
-			// The trip's columns repeat on every day's row: decoded once,
-			// then only carried over.
+			// The trip's columns and its share repeat on every day's row:
+			// decoded once, then only carried over.
 			if err := done(); err != nil {
-				return nil, nil, err
+				return nil, nil, "", err
 			}
 			found = true
 			for i := range dayAt {
 				targets[i] = new(sql.RawBytes)
+			}
+			if t.StartDate != nil {
+				first, _ = time.Parse(dateLayout, *t.StartDate) // a stored date is valid; zero gives no dates
 			}
 		}
 		if !d.id.Valid {
@@ -320,17 +362,33 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []Day, error) {
 		}
 		day, err := d.day()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		days = append(days, day)
+		dd := DigestDay{Day: day}
+		if !first.IsZero() {
+			dd.Date = first.AddDate(0, 0, len(days)).Format(dateLayout)
+		}
+		start, err := latLon(d.start)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if dd.End, err = latLon(d.end); err != nil {
+			return nil, nil, "", err
+		}
+		// A day says where it starts only where that is news: not when it
+		// starts where the one before ended.
+		if n := len(days); n == 0 || days[n-1].End != start {
+			dd.Start = &start
+		}
+		days = append(days, dd)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if !found {
-		return nil, nil, notFound(sql.ErrNoRows)
+		return nil, nil, "", notFound(sql.ErrNoRows)
 	}
-	return t, days, nil
+	return t, days, code.String, nil
 }
 
 // Listed is a trip as the listing reads it: the trip's listed columns, and

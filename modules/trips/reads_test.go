@@ -86,14 +86,21 @@ func TestReadsAnswerWhatTheFullReadsAnswer(t *testing.T) {
 
 		full, err := s.Stages(ctx, tr.ID)
 		require.NoError(t, err)
-		digested, days, err := s.Digest(ctx, tr.ID)
+		digested, days, code, err := s.Digest(ctx, tr.ID)
 		require.NoError(t, err)
+		require.Empty(t, code, "not shared")
 		digested.CreatedAt, digested.UpdatedAt = want.CreatedAt, want.UpdatedAt
 		require.Equal(t, &want, digested)
 		require.Len(t, days, len(full))
 		for i := range full {
-			require.Equal(t, dayOf(&full[i]), days[i], "day %d", i+1)
+			require.Equal(t, dayOf(&full[i]), days[i].Day, "day %d", i+1)
 		}
+		// Dates from the start date; the start only where it is news.
+		require.Equal(t, []DigestDay{
+			{Day: days[0].Day, Date: "2031-05-01", Start: &LatLon{45, 6}, End: LatLon{45.2, 6.4}},
+			{Day: days[1].Day, Date: "2031-05-02", End: LatLon{45.2, 6.4}},
+			{Day: days[2].Day, Date: "2031-05-03", End: LatLon{45, 6}},
+		}, days)
 		require.Equal(t, "Camping du Lac", *days[0].Sleep)
 		require.Equal(t, []DayAlert{{Code: "steep_climb", Severity: "warning"}}, *days[0].Alerts)
 		require.NotNil(t, days[1].Alerts, "analysed, nothing found: an empty list")
@@ -101,12 +108,15 @@ func TestReadsAnswerWhatTheFullReadsAnswer(t *testing.T) {
 
 		bare := newTrip(user, "trip-2", "No days yet", time.Now().UTC(), nil, nil)
 		require.NoError(t, s.Insert(ctx, bare))
-		digested, days, err = s.Digest(ctx, bare.ID)
+		digested, days, _, err = s.Digest(ctx, bare.ID)
 		require.NoError(t, err)
 		require.Equal(t, bare.ID, digested.ID)
 		require.Empty(t, days)
 
-		digest := func(ctx context.Context, id string) (*Trip, error) { tr, _, err := s.Digest(ctx, id); return tr, err }
+		digest := func(ctx context.Context, id string) (*Trip, error) {
+			tr, _, _, err := s.Digest(ctx, id)
+			return tr, err
+		}
 		for _, read := range []func(context.Context, string) (*Trip, error){s.Get, s.Brief, digest} {
 			_, err := read(ctx, "00000000-0000-0000-0000-000000000000")
 			require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind)
@@ -212,7 +222,7 @@ func TestOwnsForRead(t *testing.T) {
 		owns, err = s.OwnsForRead(ctx, user, id)
 		require.NoError(t, err)
 		require.True(t, owns, "remembered")
-		_, _, err = s.Digest(ctx, id)
+		_, _, _, err = s.Digest(ctx, id)
 		require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind, "the read itself answers not found")
 		_, err = s.Brief(ctx, id)
 		require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind)
@@ -248,7 +258,7 @@ func BenchmarkDigest(b *testing.B) {
 			b.ReportAllocs()
 			began := cpuTime()
 			for b.Loop() {
-				if _, days, err := s.Digest(ctx, tr.ID); err != nil || len(days) != 3 {
+				if _, days, _, err := s.Digest(ctx, tr.ID); err != nil || len(days) != 3 {
 					b.Fatal(len(days), err)
 				}
 			}
@@ -322,11 +332,51 @@ func TestDigestReadsTheChosenName(t *testing.T) {
 		stages[1].Selected = &Accommodation{Type: "camp_site"}
 		stages[2].Selected = nil
 		require.NoError(t, s.ReplaceStages(ctx, tr.ID, stages))
-		_, days, err := s.Digest(ctx, tr.ID)
+		_, days, _, err := s.Digest(ctx, tr.ID)
 		require.NoError(t, err)
 		require.Len(t, days, 3)
 		for i := range stages {
 			require.Equal(t, dayOf(&stages[i]).Sleep, days[i].Sleep, "day %d", i+1)
 		}
+	})
+}
+
+// TestDigestGivesPlacesAndTheActiveShare: a day that does not start where
+// the one before ended says where it starts, to 5 decimals; the digest
+// gives the code of the trip's active share, and none once it is revoked.
+func TestDigestGivesPlacesAndTheActiveShare(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "placer@example.com")
+		tr := newTrip(user, "trip-placed", "Placed", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, tr))
+		stages := fullStages(tr.ID)
+		stages[2].StartPoint = Point{Lat: 45.123456789, Lon: -6.000004, Ele: 10}
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, stages))
+
+		old := newShare(tr.ID)
+		revoked := time.Now().UTC()
+		old.DeletedAt = &revoked
+		_, err := db.NewInsert().Model(old).Exec(ctx)
+		require.NoError(t, err)
+		_, days, code, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Empty(t, code, "a revoked share is no share")
+		require.Len(t, days, 3)
+		for i, d := range days {
+			require.Empty(t, d.Date, "day %d: no start date, no date", i+1)
+		}
+		require.Nil(t, days[1].Start, "day 2 starts where day 1 ended")
+		require.Equal(t, &LatLon{45.12346, -6}, days[2].Start, "day 3 does not: it says where it starts")
+
+		active := newShare(tr.ID)
+		_, err = db.NewInsert().Model(active).Exec(ctx)
+		require.NoError(t, err)
+		_, again, code, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Equal(t, active.ShortCode, code)
+		require.Equal(t, days, again, "the share's join repeats no day")
 	})
 }

@@ -40,6 +40,12 @@ const (
 	ReasonPath Reason = "not a route's path"
 )
 
+// Supported names the providers and the address forms Recognise accepts,
+// for a refusal to quote: a caller who pasted another address learns what
+// to paste instead.
+const Supported = "a Komoot tour or collection (https://www.komoot.com/tour/123, https://www.komoot.com/collection/123), " +
+	"a Strava route (https://www.strava.com/routes/123) or a RideWithGPS route (https://ridewithgps.com/routes/123)"
+
 // providerHosts are the host names the patterns accept.
 var providerHosts = map[string]bool{
 	"komoot.com": true, "www.komoot.com": true,
