@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"cairn.dev/cairn/metrics"
 	"context"
 	"encoding/json"
 	"io"
@@ -73,7 +74,7 @@ func BenchmarkGetTripHTTP(b *testing.B) {
 
 	b.Run("bare", func(b *testing.B) {
 		b.ReportAllocs()
-		began := cpuTime()
+		began := metrics.ProcessCPU()
 		for b.Loop() {
 			httpGet(b, client, bare.URL+"/trips/"+e.id+"/detail", e.token)
 		}
@@ -81,7 +82,7 @@ func BenchmarkGetTripHTTP(b *testing.B) {
 	})
 	b.Run("guarded", func(b *testing.B) {
 		b.ReportAllocs()
-		began := cpuTime()
+		began := metrics.ProcessCPU()
 		for b.Loop() {
 			httpGet(b, client, e.app.URL+"/trips/"+e.id+"/detail", e.token)
 		}
@@ -114,7 +115,7 @@ func BenchmarkGetTripMCP(b *testing.B) {
 		defer s.Close()
 		args := map[string]any{"id": e.id}
 		b.ReportAllocs()
-		began := cpuTime()
+		began := metrics.ProcessCPU()
 		for b.Loop() {
 			res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_trip", Arguments: args})
 			if err != nil || res.IsError {
@@ -137,7 +138,7 @@ func BenchmarkStateInProcess(b *testing.B) {
 	e := setupBench(b)
 	h := e.app.Server.Handler
 	b.ReportAllocs()
-	began := cpuTime()
+	began := metrics.ProcessCPU()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodGet, "/trips/"+e.id, nil)
 		req.Header.Set("Authorization", "Bearer "+e.token)
@@ -153,7 +154,7 @@ func BenchmarkStateInProcess(b *testing.B) {
 // reportCPU reports the process's CPU per call (client and server, both in
 // this process) since began: steadier than ns/op on a shared machine.
 func reportCPU(b *testing.B, began time.Duration) {
-	b.ReportMetric(float64(cpuTime()-began)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
 }
 
 type authorized struct{ token string }

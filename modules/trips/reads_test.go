@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"cairn.dev/cairn/metrics"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -256,13 +257,13 @@ func BenchmarkDigest(b *testing.B) {
 			require.NoError(b, s.Insert(ctx, tr))
 			require.NoError(b, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, 3, 600, 30)))
 			b.ReportAllocs()
-			began := cpuTime()
+			began := metrics.ProcessCPU()
 			for b.Loop() {
 				if _, days, _, err := s.Digest(ctx, tr.ID); err != nil || len(days) != 3 {
 					b.Fatal(len(days), err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-began)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

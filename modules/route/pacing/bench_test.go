@@ -2,6 +2,7 @@ package pacing_test
 
 import (
 	"bytes"
+	"cairn.dev/cairn/metrics"
 	"context"
 	"fmt"
 	"math"
@@ -40,11 +41,11 @@ func BenchmarkImport(b *testing.B) {
 			b.Run(fmt.Sprintf("shape=%s/points=%d", shape.Name, n), func(b *testing.B) {
 				raw := shape.Points(n)
 				b.ReportAllocs()
-				start := cpuTime()
+				start := metrics.ProcessCPU()
 				for b.Loop() {
 					importPoints(b, raw)
 				}
-				b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(metrics.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
@@ -53,11 +54,11 @@ func BenchmarkImport(b *testing.B) {
 	b.Run("shape=zigzag50m/points=200000", func(b *testing.B) {
 		raw := routefixture.Zigzag(10_000_000)
 		b.ReportAllocs()
-		start := cpuTime()
+		start := metrics.ProcessCPU()
 		for b.Loop() {
 			importPoints(b, raw)
 		}
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(metrics.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 	})
 }
 
@@ -81,7 +82,7 @@ func BenchmarkUpload(b *testing.B) {
 			debug.FreeOSMemory()
 			idle := residentBytes()
 			resetPeakResident()
-			start := cpuTime()
+			start := metrics.ProcessCPU()
 			points := 0
 			for b.Loop() {
 				f, err := os.Open(path)
@@ -96,7 +97,7 @@ func BenchmarkUpload(b *testing.B) {
 				importPoints(b, parsed.Points)
 				points = len(parsed.Points)
 			}
-			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(metrics.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(points), "points")
 			if peak := peakResidentBytes(); peak > 0 {
 				b.ReportMetric(float64(peak-idle)/1e6, "peak-MB")

@@ -4,18 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
-	"time"
 )
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // residentBytes is the process's resident memory now, peakResidentBytes its
 // highest since resetPeakResident (both 0 when /proc cannot tell).
