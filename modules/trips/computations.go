@@ -28,7 +28,7 @@ type computationRow struct {
 // database already), so status updates of one trip are serialised.
 func (s *Store) lockTrip(ctx context.Context, tripID string) (*Trip, error) {
 	tr := new(Trip)
-	q := storage.Conn(ctx, s.db).NewSelect().Model(tr).Column("id", "generation", "computation_status").Where("id = ?", tripID)
+	q := storage.Conn(ctx, s.db).NewSelect().Model(tr).Column("id", "generation", "computation_status", "completion_announced").Where("id = ?", tripID)
 	if s.db.Dialect().Name() == dialect.PG {
 		q = q.For("UPDATE")
 	}
@@ -72,7 +72,8 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 		for name, status := range set {
 			tr.ComputationStatus[name] = status
 		}
-		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status").WherePK().Exec(ctx); err != nil {
+		tr.CompletionAnnounced = tr.CompletionAnnounced && allSettled(tr.ComputationStatus)
+		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").WherePK().Exec(ctx); err != nil {
 			return err
 		}
 		return s.record(ctx, tripID, gen, set)

@@ -93,7 +93,7 @@ func (t *Trips) duplicate(ctx context.Context, c *registry.Call, _ *DuplicateInp
 	now := c.Now.UTC()
 	cp := c.Merged.(*Trip)
 	cp.ID, cp.UserID = uuid.Must(uuid.NewV7()).String(), c.UserID()
-	cp.Version, cp.Generation = 1, 1
+	cp.Version, cp.Generation, cp.CompletionAnnounced = 1, 1, false
 	cp.CreatedAt, cp.UpdatedAt = now, now
 	plan, roots := copyPlan(cp.ComputationStatus)
 

@@ -66,8 +66,7 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	p.publish(ctx, job.TripID, "accommodations_found", map[string]any{"stageCount": len(stages)})
-	p.stepCompleted(ctx, job.TripID)
+	p.stepCompleted(ctx, job.TripID, progress.Event{Type: "accommodations_found", Data: map[string]any{"stageCount": len(stages)}})
 	return nil
 }
 

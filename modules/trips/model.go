@@ -60,6 +60,7 @@ type Trip struct {
 	ComputationStatus         StatusMap `bun:"computation_status"`
 	Version                   int64     `bun:"version"`
 	Generation                int64     `bun:"generation"`
+	CompletionAnnounced       bool      `bun:"completion_announced"` // see stepCompleted
 	CreatedAt                 time.Time `bun:"created_at"`
 	UpdatedAt                 time.Time `bun:"updated_at"`
 }

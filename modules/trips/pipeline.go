@@ -266,11 +266,10 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	p.publish(ctx, job.TripID, "route_parsed", map[string]any{
+	p.stepCompleted(ctx, job.TripID, progress.Event{Type: "route_parsed", Data: map[string]any{
 		"totalDistance": round1(rec.Distance), "totalElevation": int(rec.Ascent), "totalElevationLoss": int(rec.Descent),
 		"sourceType": rec.SourceType, "title": imp.Title,
-	})
-	p.stepCompleted(ctx, job.TripID)
+	}})
 	return nil
 }
 
@@ -332,11 +331,12 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
+	var found []progress.Event
 	if planErr != nil {
-		p.publish(ctx, job.TripID, "validation_error", map[string]any{"code": pacing.CodeMinStages})
+		found = append(found, progress.Event{Type: "validation_error", Data: map[string]any{"code": pacing.CodeMinStages}})
 	}
-	p.publish(ctx, job.TripID, "stages_computed", map[string]any{"stageCount": len(stages)})
-	p.stepCompleted(ctx, job.TripID)
+	found = append(found, progress.Event{Type: "stages_computed", Data: map[string]any{"stageCount": len(stages)}})
+	p.stepCompleted(ctx, job.TripID, found...)
 	return nil
 }
 
@@ -393,34 +393,50 @@ func (p *Pipeline) terrain(ctx context.Context, job Job) error {
 	for _, a := range found {
 		n += len(a)
 	}
-	p.publish(ctx, job.TripID, "terrain_alerts", map[string]any{"alertCount": n})
-	p.stepCompleted(ctx, job.TripID)
+	p.stepCompleted(ctx, job.TripID, progress.Event{Type: "terrain_alerts", Data: map[string]any{"alertCount": n}})
 	return nil
 }
 
-func (p *Pipeline) stepCompleted(ctx context.Context, tripID string) {
-	tr, err := p.store.Get(ctx, tripID)
-	if err != nil {
-		return
-	}
-	done, failed := 0, 0
-	for _, s := range tr.ComputationStatus {
-		switch s {
-		case StatusDone:
-			done++
-		case StatusFailed:
-			failed++
+// stepCompleted publishes what a computation found, the trip's progress,
+// and trip_complete once its computations have all settled. It does so
+// under the trip's row lock, so that computations settling together
+// announce trip_complete once, and nothing of a round comes after its
+// trip_complete (a stream ends there): once announced, a late step says
+// nothing the trip's state does not.
+func (p *Pipeline) stepCompleted(ctx context.Context, tripID string, found ...progress.Event) {
+	err := storage.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		tr, err := p.store.lockTrip(ctx, tripID)
+		if err != nil || tr.CompletionAnnounced {
+			return err
 		}
-	}
-	p.publish(ctx, tripID, "computation_step_completed", map[string]any{
-		"completed": done, "failed": failed, "total": len(tr.ComputationStatus),
+		for _, e := range found {
+			p.publish(ctx, tripID, e.Type, e.Data)
+		}
+		done, failed := 0, 0
+		for _, s := range tr.ComputationStatus {
+			switch s {
+			case StatusDone:
+				done++
+			case StatusFailed:
+				failed++
+			}
+		}
+		p.publish(ctx, tripID, "computation_step_completed", map[string]any{
+			"completed": done, "failed": failed, "total": len(tr.ComputationStatus),
+		})
+		if !allSettled(tr.ComputationStatus) {
+			return nil
+		}
+		tr.CompletionAnnounced = true
+		if _, err := storage.Conn(ctx, p.store.db).NewUpdate().Model(tr).Column("completion_announced").WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		p.publish(ctx, tripID, "trip_complete", map[string]any{"computationStatus": tr.ComputationStatus})
+		return nil
 	})
-	for _, s := range tr.ComputationStatus {
-		if !Settled(s) {
-			return
-		}
+	if err != nil && !errors.Is(err, errSuperseded) {
+		p.log.Warn("progress not published", "trip", tripID, "err", err)
 	}
-	p.publish(ctx, tripID, "trip_complete", map[string]any{"computationStatus": tr.ComputationStatus})
 }
 
 func (p *Pipeline) publish(ctx context.Context, tripID, typ string, data any) {

@@ -163,7 +163,8 @@ func (s *Store) regenerate(ctx context.Context, jobs Dispatcher, locked *Trip, p
 	for _, n := range plan {
 		locked.ComputationStatus[n], set[n] = StatusPending, StatusPending
 	}
-	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(locked).Column("generation", "computation_status").WherePK().Exec(ctx); err != nil {
+	locked.CompletionAnnounced = false // the plan is pending again
+	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(locked).Column("generation", "computation_status", "completion_announced").WherePK().Exec(ctx); err != nil {
 		return err
 	}
 	if err := s.supersede(ctx, locked.ID, locked.Generation); err != nil {

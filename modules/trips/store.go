@@ -106,7 +106,8 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 	t.UpdatedAt = time.Now().UTC()
 	cols := settingsColumns
 	if replanned {
-		cols = append(slices.Clone(cols), "generation", "computation_status")
+		t.CompletionAnnounced = false // the new plan is pending
+		cols = append(slices.Clone(cols), "generation", "computation_status", "completion_announced")
 	}
 	res, err := storage.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).WherePK().
 		Where("version = ?", expected).Exec(ctx)
