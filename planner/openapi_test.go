@@ -214,3 +214,38 @@ func TestDocsOpenWithGettingStarted(t *testing.T) {
 	walk("", doc)
 	require.Positive(t, dates, "the document has date fields")
 }
+
+// TestSchemaTextNamesNoTool: a field's description is read by both faces,
+// so it speaks of what the field is, never of an MCP tool an HTTP client
+// cannot call. (An operation's description may name its tool twin: that
+// line says so, "MCP tool `x`".)
+func TestSchemaTextNamesNoTool(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	doc := a.Do(t, "GET", "/openapi.json", "", nil).JSON(t)
+	var tools []string
+	for _, op := range a.Server.Registry.Operations() {
+		if op.Tool.Name != "" {
+			tools = append(tools, regexp.QuoteMeta(op.Tool.Name))
+		}
+	}
+	require.NotEmpty(t, tools)
+	named := regexp.MustCompile(`\b(` + strings.Join(tools, "|") + `)\b`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, sub := range v {
+				if s, ok := sub.(string); ok && k == "description" {
+					require.False(t, named.MatchString(s), "%s names a tool: %q", path, s)
+				}
+				walk(path+"."+k, sub)
+			}
+		case []any:
+			for i, sub := range v {
+				walk(path+"["+strconv.Itoa(i)+"]", sub)
+			}
+		}
+	}
+	walk("components", doc["components"])
+}

@@ -93,7 +93,7 @@ func accommodationOf(c poi.Accommodation) Accommodation {
 // Coordinates are no way to choose: a rounded float names nothing. A
 // place found elsewhere is entered by hand (stages.manual_accommodation).
 type ChooseInput struct {
-	ID *string `json:"accommodationId" maxLength:"128" nullable:"true" doc:"id of one of the day's candidates, as get_stage lists them; null deselects."`
+	ID *string `json:"accommodationId" maxLength:"128" nullable:"true" doc:"id of one of the day's candidates, as the day's read lists them; null deselects."`
 }
 
 // ErrNotACandidate is the code of a choice the day's list does not hold.

@@ -115,7 +115,7 @@ func (Detail) CarriesThirdPartyText() {}
 
 // Day is one line of the digest.
 type Day struct {
-	ID        string      `json:"id" doc:"Stable id of the day, for get_stage and edits."`
+	ID        string      `json:"id" doc:"Stable id of the day, for reading and editing it."`
 	DayNumber int         `json:"dayNumber" doc:"1 for the first day."`
 	Distance  float64     `json:"distance" doc:"Kilometres ridden."`
 	Ascent    float64     `json:"ascent" doc:"Metres climbed."`
@@ -144,7 +144,7 @@ type LatLon [2]float64
 // DayAlert is an alert as the digest lists it: its code and severity; the
 // message and place are get_stage's.
 type DayAlert struct {
-	Code     string `json:"code" doc:"Stable code; get_stage gives the message and the place."`
+	Code     string `json:"code" doc:"Stable code; the day's read gives the message and the place."`
 	Severity string `json:"type" doc:"critical, warning or nudge."`
 }
 

@@ -38,7 +38,7 @@ type Shared struct {
 	URL       string    `json:"url" doc:"The public address of the trip; anyone with it can read the trip (a browser gets a page)."`
 	GPXURL    string    `json:"gpxUrl" doc:"The trip as a GPX file, needing no token: hand this link over rather than the file."`
 	FITURL    string    `json:"fitUrl" doc:"The trip as a FIT course, needing no token."`
-	Active    bool      `json:"active" doc:"True until revoked with unshare_trip."`
+	Active    bool      `json:"active" doc:"True until the share is revoked."`
 	CreatedAt time.Time `json:"createdAt" doc:"When the link was made."`
 	Version   int64     `json:"version" doc:"The trip's version, unchanged by sharing: the one you hold stays good."`
 
