@@ -112,7 +112,7 @@ type svgProfile struct {
 	Splits        []svgSplit
 	Top, Bottom   string // elevation labels, m
 	TopY, BottomY string
-	Length        string // km
+	Length        string // km, the days' distances summed
 	Plotted       bool
 }
 
@@ -187,6 +187,9 @@ func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (
 	}
 	v.Map = drawMap(stages)
 	v.Profile = drawProfile(stages)
+	// The days' own distances, as in the summary: the drawn line is the
+	// simplified one, a little shorter.
+	v.Profile.Length = strconv.FormatFloat(round1(total), 'f', 1, 64)
 	return renderPage(v)
 }
 
@@ -356,7 +359,6 @@ func drawProfile(stages []Stage) svgProfile {
 	pr.Area = num(left) + "," + num(12+plotH) + " " + pr.Line + " " + num(x(dist)) + "," + num(12+plotH)
 	pr.Top, pr.Bottom = strconv.Itoa(int(math.Round(hi))), strconv.Itoa(int(math.Round(lo)))
 	pr.TopY, pr.BottomY = num(y(hi)+4), num(y(lo))
-	pr.Length = strconv.FormatFloat(round1(dist/1000), 'f', 1, 64)
 	n := 0
 	for _, s := range stages {
 		if s.IsRestDay || len(s.Geometry) == 0 {
