@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -85,7 +86,31 @@ var (
 	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 	numberType    = reflect.TypeFor[json.Number]()
+	timeType      = reflect.TypeFor[time.Time]()
 )
+
+// selfEncodingCache keeps, per type and addressability, whether the type
+// encodes itself: asking reflect costs four Implements per value walked.
+var selfEncodingCache sync.Map // selfEncodingKey -> bool
+
+type selfEncodingKey struct {
+	t    reflect.Type
+	addr bool
+}
+
+// selfEncoding reports whether encoding/json lets a value of type t (of
+// an addressable value when addr) write itself, as a json.Marshaler or an
+// encoding.TextMarshaler; json.Number is written as the number it holds.
+func selfEncoding(t reflect.Type, addr bool) bool {
+	k := selfEncodingKey{t, addr}
+	if c, ok := selfEncodingCache.Load(k); ok {
+		return c.(bool)
+	}
+	yes := t != numberType && (t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		addr && (reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)))
+	selfEncodingCache.Store(k, yes)
+	return yes
+}
 
 // treeOf reads v into the tree render works on: []field for an object,
 // []any for a list, json.Number, string, bool or nil for a scalar, in the
@@ -96,13 +121,18 @@ func treeOf(v reflect.Value) (any, bool) {
 		return nil, true
 	}
 	t := v.Type()
-	if t != numberType && (t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		v.CanAddr() && (reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler))) {
+	if selfEncoding(t, v.CanAddr()) {
 		if v.Kind() == reflect.Pointer && v.IsNil() || v.Kind() == reflect.Interface && v.IsNil() {
 			return nil, true
 		}
 		if !v.CanInterface() {
 			return nil, false
+		}
+		if t == timeType {
+			// time.Time's JSON is its text quoted (both refuse the same
+			// years): no encoding and decoding again for every date.
+			b, err := v.Interface().(time.Time).MarshalText()
+			return string(b), err == nil
 		}
 		target := v.Interface()
 		if v.CanAddr() {
@@ -216,7 +246,8 @@ func floatNumber(f float64, bits int) (any, bool) {
 	if abs != 0 && (bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21)) {
 		format = 'e'
 	}
-	b := strconv.AppendFloat(nil, f, format, -1, bits)
+	var buf [32]byte // room for any float's shortest form: one allocation, the string
+	b := strconv.AppendFloat(buf[:0], f, format, -1, bits)
 	if format == 'e' {
 		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
 			b[n-2] = b[n-1]

@@ -124,6 +124,8 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		private  int
 		When     time.Time         `json:"when"`
 		Zero     time.Time         `json:"zero,omitzero"`
+		Local    time.Time         `json:"local"`
+		At       *time.Time        `json:"at"`
 		Days     []day             `json:"days"`
 		Empty    []day             `json:"empty"`
 		Nil      []day             `json:"nil"`
@@ -144,6 +146,7 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 	full := output{
 		Base: Base{ID: "t1", Version: 3}, hidden: &hidden{Inner: "in"}, Title: "Alps", Skipped: "no",
 		Untagged: 7, private: 1, When: time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC),
+		Local: time.Date(2026, 5, 1, 8, 0, 0, 120, time.FixedZone("", 2*3600)), At: &time.Time{},
 		Days: []day{{ID: "d1", Km: 80.5, End: &point{43.6, 1.44}, Alerts: &alerts, Label: &label},
 			{ID: "d2", Km: 1e21, Rest: true}, {ID: "d3", Km: 0.0000001}},
 		Empty: []day{}, Status: map[string]string{"stages": "done", "alerts": "running", "b\xffad": "x"},
