@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
@@ -45,15 +46,19 @@ func TestMetricsListener(t *testing.T) {
 	metrics.SSRFRefusals.Inc("metrics_test")
 
 	var body string
-	require.Eventually(t, func() bool {
+	// The condition runs on testify's own goroutine: it reports through c,
+	// never through t's FailNow.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
 		res, err := http.Get(a.Server.MetricsURL())
-		require.NoError(t, err)
+		if !assert.NoError(c, err) {
+			return
+		}
 		defer res.Body.Close()
 		raw, err := io.ReadAll(res.Body)
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, res.StatusCode)
+		assert.NoError(c, err)
+		assert.Equal(c, http.StatusOK, res.StatusCode)
 		body = string(raw)
-		return strings.Contains(body, `cairn_job_duration_seconds_count{kind="guard_purge",outcome="ok"} 1`)
+		assert.Contains(c, body, `cairn_job_duration_seconds_count{kind="guard_purge",outcome="ok"} 1`)
 	}, 20*time.Second, 50*time.Millisecond, "the purge run at start is timed")
 
 	for _, want := range []string{

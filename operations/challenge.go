@@ -50,7 +50,7 @@ func BearerChallenge(ctx context.Context, e *registry.Error, tokenSent bool, sco
 			parts = append(parts, `error="invalid_token"`)
 		}
 		if len(scopes) > 0 {
-			parts = append(parts, `scope="`+joinScopes(scopes)+`"`)
+			parts = append(parts, `scope="`+registry.JoinScopes(scopes)+`"`)
 		}
 	case registry.KindForbidden:
 		parts = append(parts, `error="insufficient_scope"`, `scope="`+string(e.Scope)+`"`)
@@ -58,14 +58,6 @@ func BearerChallenge(ctx context.Context, e *registry.Error, tokenSent bool, sco
 		return ""
 	}
 	return "Bearer " + strings.Join(parts, ", ")
-}
-
-func joinScopes(scs []registry.Scope) string {
-	s := make([]string, len(scs))
-	for i, x := range scs {
-		s[i] = string(x)
-	}
-	return strings.Join(s, " ")
 }
 
 // WriteChallenge writes err like WriteProblem, with a 401's challenge also

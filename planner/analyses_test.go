@@ -27,12 +27,7 @@ func refusedField(t testing.TB, e env, method, path string, body any, status int
 	t.Helper()
 	res := e.a.Do(t, method, path, e.token, body)
 	require.Equal(t, status, res.Status, string(res.Body))
-	var out []string
-	vs, _ := res.JSON(t)["violations"].([]any)
-	for _, v := range vs {
-		out = append(out, fmt.Sprint(v.(map[string]any)["field"]))
-	}
-	return out
+	return fields(res.JSON(t))
 }
 
 // state is the trip's address answer.

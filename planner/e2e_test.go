@@ -130,11 +130,14 @@ func TestBadInputIsNamedAndNothingIsWritten(t *testing.T) {
 	}
 }
 
+// fields lists the fields a problem body names, in order.
 func fields(problem map[string]any) []string {
 	var out []string
 	vs, _ := problem["violations"].([]any)
 	for _, v := range vs {
-		out = append(out, v.(map[string]any)["field"].(string))
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, fmt.Sprint(m["field"]))
+		}
 	}
 	return out
 }

@@ -17,18 +17,6 @@ import (
 	"cairn.dev/cairn/registry"
 )
 
-// violated lists the fields a problem body names, in order.
-func violated(body map[string]any) []string {
-	var out []string
-	vs, _ := body["violations"].([]any)
-	for _, v := range vs {
-		if m, ok := v.(map[string]any); ok {
-			out = append(out, fmt.Sprint(m["field"]))
-		}
-	}
-	return out
-}
-
 // TestAbsurdNumbersAndNullsAreRefusedByName: a value outside its physical
 // range, or null for a field that cannot be null, is refused with 422 naming
 // the field, the same on both faces, and nothing is written (the version
@@ -80,7 +68,7 @@ func TestAbsurdNumbersAndNullsAreRefusedByName(t *testing.T) {
 					out = a.ViaMCP(t, e.mcp, r)
 				}
 				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %s", via, out.Raw)
-				require.Contains(t, violated(out.Body), tt.want, "%s: the refusal names the field: %s", via, out.Raw)
+				require.Contains(t, fields(out.Body), tt.want, "%s: the refusal names the field: %s", via, out.Raw)
 				if r.Version != nil {
 					require.Equal(t, *r.Version, *e.version(t, r.Vars["id"]), "%s: nothing was written", via)
 				}
@@ -131,7 +119,7 @@ func TestUploadRefusesExtraAndRepeatedParts(t *testing.T) {
 			require.NoError(t, w.Close())
 			res := a.Do(t, http.MethodPost, "/trips/gpx-upload", e.token, buf.String(), "Content-Type", w.FormDataContentType())
 			require.Equal(t, http.StatusUnprocessableEntity, res.Status, string(res.Body))
-			require.Contains(t, violated(res.JSON(t)), tt.want, string(res.Body))
+			require.Contains(t, fields(res.JSON(t)), tt.want, string(res.Body))
 			list := a.Do(t, http.MethodGet, "/trips", e.token, nil)
 			require.Equal(t, http.StatusOK, list.Status)
 			require.EqualValues(t, 0, list.JSON(t)["totalItems"], "no trip was made")

@@ -30,16 +30,10 @@ func pointOf(m any) geo.Point {
 	return geo.Point{Lat: p["lat"].(float64), Lon: p["lon"].(float64)}
 }
 
-// computing marks a trip's days as being computed again, as a settings
-// change leaves them until the pipeline has cut them: a state a test can
-// hold for as long as it needs.
-func computing(t *testing.T, a *plannertest.App, id string) {
-	t.Helper()
-	_, err := a.DB.NewUpdate().Table("trips").
-		Set("computation_status = ?", `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`).
-		Where("id = ?", id).Exec(context.Background())
-	require.NoError(t, err)
-}
+// daysComputing are the statuses a settings change leaves until the
+// pipeline has cut the days again: a state a test can hold (with status)
+// for as long as it needs.
+const daysComputing = `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`
 
 // TestStageEditWhileDaysAreComputed: an edit of days that are about to be
 // replaced is refused, with what to call next in each face's words, and
@@ -50,7 +44,7 @@ func TestStageEditWhileDaysAreComputed(t *testing.T) {
 	e := newEnv(t, a)
 	id, ids, v := e.days(t, 200, nil)
 	a.WaitSettled(t, e.token, id)
-	computing(t, a, id)
+	status(t, a, id, daysComputing)
 
 	res := a.Do(t, "POST", "/trips/"+id+"/stages/"+ids[0]+"/rest-day", e.token, nil, ifMatch(float64(*v))...)
 	require.Equal(t, http.StatusConflict, res.Status, string(res.Body))

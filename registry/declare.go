@@ -18,6 +18,16 @@ type Scope string
 // (a share link's reads): authenticate and scope skip it by declaration.
 const Public Scope = "public"
 
+// JoinScopes spells scopes as OAuth does (RFC 6749 §3.3): separated by
+// spaces, in the order given.
+func JoinScopes(scs []Scope) string {
+	parts := make([]string, len(scs))
+	for i, s := range scs {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " ")
+}
+
 // Route is where an operation answers on HTTP, and with which success status.
 type Route struct {
 	Method string
@@ -97,8 +107,8 @@ func (m Motive) String() string {
 type ToolSpec struct {
 	Name        string
 	Description string
-	// Title is the tool's display name; without one the MCP face derives
-	// it from the operation's summary (or, for a grouped tool, its name).
+	// Title is the tool's display name; without one the MCP face spells
+	// the tool's name in words ("get_trip" gives "Get trip").
 	Title  string
 	Action string // non-empty when the tool groups several operations
 	Motive Motive

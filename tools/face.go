@@ -45,7 +45,7 @@ type Face struct {
 	schemas SchemaSource
 	log     *slog.Logger
 	now     func() time.Time
-	scopes  map[string][]registry.Scope // per tool name: the scopes of its operations
+	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 }
 
 // New returns the MCP face adding tools to server.
@@ -58,16 +58,14 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 
 // Mount adds one tool per tool name of reg.
 func (f *Face) Mount(reg *registry.Registry) {
-	f.scopes = map[string][]registry.Scope{}
+	f.ops = map[string][]*registry.Operation{}
 	for _, ops := range reg.Tools() {
 		t := f.Describe(ops)
 		// tools/list would marshal every schema map again on every call
 		// (over half its cost): they are marshalled once, here.
 		t.InputSchema = marshalledOnce(t.InputSchema)
 		f.server.AddTool(t, f.handler(ops))
-		for _, op := range ops {
-			f.scopes[t.Name] = append(f.scopes[t.Name], op.Scope)
-		}
+		f.ops[t.Name] = ops
 	}
 }
 
@@ -101,12 +99,11 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 	})
 }
 
-// Callable reports whether p may call some branch of the tool: a public
-// operation, or one whose scope p carries. A nil principal calls only
-// public ones.
+// Callable reports whether p may call some branch of the tool, as the
+// scope guard judges it. A nil principal calls only public operations.
 func (f *Face) Callable(p *registry.Principal, tool string) bool {
-	for _, s := range f.scopes[tool] {
-		if s == registry.Public || (p != nil && p.Has(s)) {
+	for _, op := range f.ops[tool] {
+		if op.Scope == registry.Public || (p != nil && guards.Scope{}.Refusal(p, op) == nil) {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/jobs"
@@ -145,10 +146,13 @@ func TestAKilledProcessJobIsFinishedByAnother(t *testing.T) {
 				_ = q.Stop(stop)
 			})
 
-			require.Eventually(t, func() bool {
+			require.EventuallyWithT(t, func(c *assert.CollectT) {
 				counts, err := q.Counts(ctx)
-				require.NoError(t, err)
-				return runs.Load() == 1 && counts["running"] == 0 && counts["retryable"] == 0 && counts["available"] == 0
+				if !assert.NoError(c, err) {
+					return
+				}
+				assert.True(c, runs.Load() == 1 && counts["running"] == 0 && counts["retryable"] == 0 && counts["available"] == 0,
+					"runs %d, counts %v", runs.Load(), counts)
 			}, 2*time.Minute, 100*time.Millisecond, "another process finishes the killed one's job")
 			require.EqualValues(t, 1, runs.Load(), "finished once")
 			require.EqualValues(t, 2, attempt.Load(), "the second attempt: the first died with its process")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,11 +10,6 @@ import (
 // reads it back; refused invitations name their flag.
 func TestInviteAndMail(t *testing.T) {
 	t.Setenv("CAIRN_DATA_DIR", t.TempDir())
-	cairn := func(args ...string) (string, error) {
-		var out, errOut bytes.Buffer
-		err := run(args, &out, &errOut)
-		return out.String(), err
-	}
 	out, err := cairn("mail", "list")
 	require.NoError(t, err)
 	require.Contains(t, out, "is empty")

@@ -40,16 +40,18 @@ func TestCommands(t *testing.T) {
 	require.True(t, strings.Contains(errOut.String(), "usage:"))
 }
 
+// cairn runs the command with args and returns what it printed.
+func cairn(args ...string) (string, error) {
+	var out, errOut bytes.Buffer
+	err := run(args, &out, &errOut)
+	return out.String(), err
+}
+
 // TestTokenListAndRevoke: a user's tokens are listed with their name,
 // scopes, creation, expiry and revocation; one is revoked by its id, others
 // by their name, and a revoked token no longer authenticates.
 func TestTokenListAndRevoke(t *testing.T) {
 	t.Setenv("CAIRN_DATA_DIR", t.TempDir())
-	cairn := func(args ...string) (string, error) {
-		var out, errOut bytes.Buffer
-		err := run(args, &out, &errOut)
-		return out.String(), err
-	}
 	const email = "revoke@example.com"
 	secrets := map[string]string{}
 	for _, name := range []string{"laptop", "phone", "phone"} {

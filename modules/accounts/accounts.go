@@ -158,11 +158,11 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []regi
 // (RFC 8707 audience, e.g. the MCP endpoint's URL); "" binds it to none.
 func (s *Store) CreateBoundToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration, resource string) (string, error) {
 	if len(scs) == 0 {
-		return "", fmt.Errorf("a token needs at least one scope (%s)", joinScopes(s.vocab.Scopes()))
+		return "", fmt.Errorf("a token needs at least one scope (%s)", registry.JoinScopes(s.vocab.Scopes()))
 	}
 	for _, sc := range scs {
 		if !s.vocab.HasScope(sc) {
-			return "", fmt.Errorf("unknown scope %s; known scopes: %s", registry.Quote(string(sc)), joinScopes(s.vocab.Scopes()))
+			return "", fmt.Errorf("unknown scope %s; known scopes: %s", registry.Quote(string(sc)), registry.JoinScopes(s.vocab.Scopes()))
 		}
 	}
 	raw := make([]byte, 32)
@@ -173,7 +173,7 @@ func (s *Store) CreateBoundToken(ctx context.Context, userID, name string, scs [
 	now := time.Now().UTC()
 	t := &accessToken{
 		ID: uuid.Must(uuid.NewV7()).String(), UserID: userID, Name: name,
-		TokenHash: hashToken(secret), Scopes: joinScopes(scs), CreatedAt: now, Resource: resource,
+		TokenHash: hashToken(secret), Scopes: registry.JoinScopes(scs), CreatedAt: now, Resource: resource,
 	}
 	if ttl > 0 {
 		exp := now.Add(ttl)
@@ -242,13 +242,10 @@ func (s *Store) Authenticate(ctx context.Context, credential string) (*registry.
 
 // RevokeTokens revokes every token of the user with the given name.
 func (s *Store) RevokeTokens(ctx context.Context, userID, name string) error {
-	_, err := storage.Conn(ctx, s.db).NewUpdate().Model((*accessToken)(nil)).
-		Set("revoked_at = ?", time.Now().UTC()).
-		Where("user_id = ? AND name = ? AND revoked_at IS NULL", userID, name).
-		Exec(ctx)
-	s.mu.Lock()
-	s.cache = map[string]cached{} // this process forgets at once; others within cacheTTL
-	s.mu.Unlock()
+	_, err := s.revokeWhere(ctx, "user_id = ? AND name = ? AND revoked_at IS NULL", userID, name)
+	// Forgotten even when another process revoked them first: what this
+	// process remembers of them is stale either way.
+	s.forget()
 	return err
 }
 
@@ -263,14 +260,6 @@ func (s *Store) forget() {
 func hashToken(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
-}
-
-func joinScopes(scs []registry.Scope) string {
-	parts := make([]string, len(scs))
-	for i, s := range scs {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, " ")
 }
 
 // IssueToken creates the user when absent and a token carrying scopes; it

@@ -93,9 +93,7 @@ func (s *Store) revokeWhere(ctx context.Context, where string, args ...any) (int
 	}
 	n, err := res.RowsAffected()
 	if n > 0 {
-		s.mu.Lock()
-		s.cache = map[string]cached{}
-		s.mu.Unlock()
+		s.forget()
 	}
 	return int(n), err
 }

@@ -335,7 +335,7 @@ func (s *Server) appsPage(ctx context.Context, c *registry.Call, sess accounts.S
 	}
 	v := appsView{Email: sess.Email, CSRF: pageCSRF(c), NewToken: newToken, Grants: gs, Scopes: s.reg.ScopeDocs()}
 	for _, t := range ts {
-		l := tokenLine{ID: t.ID, Name: t.Name, Scopes: joinScopes(t.Scopes), Created: t.CreatedAt.Format("2006-01-02"), Expires: "never"}
+		l := tokenLine{ID: t.ID, Name: t.Name, Scopes: registry.JoinScopes(t.Scopes), Created: t.CreatedAt.Format("2006-01-02"), Expires: "never"}
 		if t.ExpiresAt != nil {
 			l.Expires = t.ExpiresAt.Format("2006-01-02 15:04 UTC")
 		}

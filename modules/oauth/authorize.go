@@ -97,7 +97,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.now()
 	a := &authorization{
-		ID: randomToken(), ClientID: c.ID, RedirectURI: redirect, Scope: joinScopes(scopes), Resource: resource,
+		ID: randomToken(), ClientID: c.ID, RedirectURI: redirect, Scope: registry.JoinScopes(scopes), Resource: resource,
 		CodeChallenge: q.Get("code_challenge"), State: q.Get("state"), CSRF: randomToken(),
 		Status: statusPending, CreatedAt: now, ExpiresAt: now.Add(PendingTTL),
 	}

@@ -87,12 +87,9 @@ var errSignIn = registry.Fail(registry.KindUnauthenticated,
 // whose session cookie it carries: it is bound to the first person who
 // opens it, and anyone else is told it does not exist.
 func (s *Server) pending(ctx context.Context, c *registry.Call) (*authorization, accounts.Session, error) {
-	sess, err := s.auth.SessionOf(ctx, c.Cookies[accounts.RefreshCookie])
+	sess, err := s.session(ctx, c)
 	if err != nil {
-		return nil, sess, registry.Unavailable("the session could not be read; try again", err)
-	}
-	if !sess.Authenticated {
-		return nil, sess, errSignIn
+		return nil, sess, err
 	}
 	id := c.Var("id")
 	_, err = storage.Conn(ctx, s.db).NewUpdate().Model((*authorization)(nil)).Set("user_id = ?", sess.UserID).

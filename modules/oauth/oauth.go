@@ -177,11 +177,3 @@ func parseScopes(s string) []registry.Scope {
 	}
 	return out
 }
-
-func joinScopes(scs []registry.Scope) string {
-	parts := make([]string, len(scs))
-	for i, s := range scs {
-		parts[i] = string(s)
-	}
-	return strings.Join(parts, " ")
-}

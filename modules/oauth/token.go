@@ -179,7 +179,7 @@ func (s *Server) issue(ctx context.Context, w http.ResponseWriter, from, clientI
 	}
 	refresh := randomToken()
 	now := s.now()
-	rt := &refreshToken{Digest: digest(refresh), ClientID: clientID, UserID: userID, Scope: joinScopes(scopes), Resource: resource, CreatedAt: now, ExpiresAt: now.Add(RefreshTokenTTL)}
+	rt := &refreshToken{Digest: digest(refresh), ClientID: clientID, UserID: userID, Scope: registry.JoinScopes(scopes), Resource: resource, CreatedAt: now, ExpiresAt: now.Add(RefreshTokenTTL)}
 	if _, err := storage.Conn(ctx, s.db).NewInsert().Model(rt).Exec(ctx); err != nil {
 		_ = s.store.RevokeSecret(ctx, access)
 		writeError(w, http.StatusInternalServerError, "server_error", "the token could not be issued")
@@ -188,7 +188,7 @@ func (s *Server) issue(ctx context.Context, w http.ResponseWriter, from, clientI
 	_, _ = storage.Conn(ctx, s.db).NewUpdate().Model((*client)(nil)).Set("last_used_at = ?", now).Where("id = ?", clientID).Exec(ctx)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": access, "token_type": "Bearer", "expires_in": int(AccessTokenTTL / time.Second),
-		"refresh_token": refresh, "scope": joinScopes(scopes),
+		"refresh_token": refresh, "scope": registry.JoinScopes(scopes),
 	})
 }
 

@@ -181,15 +181,15 @@ func (t *Trips) replayUpload(ctx context.Context, c *registry.Call, id string) (
 	if err != nil {
 		return nil, err
 	}
-	out := Uploaded{State: stateOf(tr, c.Now), Title: tr.Title, Status: tr.Status, Days: make([]Day, len(stages))}
-	if route, err := t.store.Route(ctx, id); err == nil {
-		out.TotalDistance = round1(route.Distance)
-		out.TotalElevation = float64(int(route.Ascent + 0.5))
-		out.TotalElevationLoss = float64(int(route.Descent + 0.5))
+	route, err := t.store.Route(ctx, id)
+	var none *Permanent
+	switch {
+	case errors.As(err, &none):
+		route = &RouteRecord{} // not kept (yet): totals of zero
+	case err != nil:
+		return nil, err
 	}
-	for i := range stages {
-		out.Days[i] = dayOf(&stages[i])
-	}
+	out := uploadedOf(tr, route, stages, c.Now)
 	out.Next = c.ByFace("this repeats an earlier upload with the same key; read GET /trips/{id}/detail with this id",
 		"this repeats an earlier upload with the same key; call get_trip with this id")
 	return out, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -129,14 +130,10 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	if err != nil {
 		return Uploaded{}, err
 	}
-	out := Uploaded{State: stateOf(tr, c.Now), Title: tr.Title, Status: StatusDraft,
-		TotalDistance: round1(rec.Distance), TotalElevation: float64(int(rec.Ascent + 0.5)),
-		TotalElevationLoss: float64(int(rec.Descent + 0.5)), Days: make([]Day, len(stages))}
+	out := uploadedOf(tr, rec, stages, c.Now)
+	out.Status = StatusDraft
 	if len(stages) >= 2 {
 		out.Status = StatusReady
-	}
-	for i := range stages {
-		out.Days[i] = dayOf(&stages[i])
 	}
 	out.Next = c.ByFace("the days are cut; the terrain alerts follow: read the trip with GET /trips/{id}/detail",
 		"the days are cut; the terrain alerts follow: read the trip with get_trip")
@@ -194,4 +191,16 @@ func gpxRefusal(err error) error {
 		reason = fmt.Sprintf("is malformed at line %d", se.Line)
 	}
 	return registry.Invalid("the file was refused; nothing was created", registry.Violation{Field: UploadFile, Reason: reason})
+}
+
+// uploadedOf is an upload's answer: the trip's state, the route's totals
+// and its days, as the upload made them and as a replay reads them back.
+func uploadedOf(tr *Trip, rec *RouteRecord, stages []Stage, now time.Time) Uploaded {
+	out := Uploaded{State: stateOf(tr, now), Title: tr.Title, Status: tr.Status,
+		TotalDistance: round1(rec.Distance), TotalElevation: float64(int(rec.Ascent + 0.5)),
+		TotalElevationLoss: float64(int(rec.Descent + 0.5)), Days: make([]Day, len(stages))}
+	for i := range stages {
+		out.Days[i] = dayOf(&stages[i])
+	}
+	return out
 }
