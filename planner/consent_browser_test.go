@@ -36,11 +36,14 @@ func loopbackClient(t *testing.T) (redirect string, calls <-chan url.Values) {
 	return srv.URL + "/callback", ch
 }
 
-// received waits for the browser to reach the client's redirect target.
+// received waits for the browser to reach the client's redirect target and
+// to finish showing it: a navigation begun while that page still loads is
+// aborted by Chromium, so the next step must not start before.
 func received(ctx context.Context, t *testing.T, calls <-chan url.Values) url.Values {
 	t.Helper()
 	select {
 	case q := <-calls:
+		require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#back"))))
 		return q
 	case <-ctx.Done():
 		t.Fatalf("the browser never came back to the client: %v", ctx.Err())
