@@ -73,7 +73,7 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 			tr.ComputationStatus[name] = status
 		}
 		tr.CompletionAnnounced = tr.CompletionAnnounced && allSettled(tr.ComputationStatus)
-		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").WherePK().Exec(ctx); err != nil {
+		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").Set(bumpRevision).WherePK().Exec(ctx); err != nil {
 			return err
 		}
 		return s.record(ctx, tripID, gen, set)
@@ -135,7 +135,7 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	if _, err := db.NewInsert().Model(rec).Exec(ctx); err != nil {
 		return err
 	}
-	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Where("id = ?", rec.TripID)
+	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Set(bumpRevision).Where("id = ?", rec.TripID)
 	if rec.Title != nil {
 		q = q.Set("title = COALESCE(title, ?)", *rec.Title)
 	}
@@ -169,7 +169,7 @@ func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage
 	if len(stages) >= 2 {
 		status = StatusReady
 	}
-	_, err := db.NewUpdate().Model((*Trip)(nil)).Set("status = ?", status).Where("id = ?", tripID).Exec(ctx)
+	_, err := db.NewUpdate().Model((*Trip)(nil)).Set("status = ?", status).Set(bumpRevision).Where("id = ?", tripID).Exec(ctx)
 	return err
 }
 
@@ -193,7 +193,7 @@ func (s *Store) SaveAlerts(ctx context.Context, tripID string, stages []Stage, f
 			return err
 		}
 	}
-	return nil
+	return s.touch(ctx, tripID)
 }
 
 // replan decides which computations a settings change re-runs: the

@@ -61,7 +61,7 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 				return err
 			}
 		}
-		return nil
+		return p.store.touch(ctx, job.TripID)
 	})
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ type Trip struct {
 	Version                   int64     `bun:"version"`
 	Generation                int64     `bun:"generation"`
 	CompletionAnnounced       bool      `bun:"completion_announced"` // see stepCompleted
+	Revision                  int64     `bun:"revision"`             // see Store.touch
 	CreatedAt                 time.Time `bun:"created_at"`
 	UpdatedAt                 time.Time `bun:"updated_at"`
 }

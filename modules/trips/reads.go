@@ -26,7 +26,7 @@ import (
 // tripColumns are a trip's columns, in the order scanTrip reads them.
 const tripColumns = `id, user_id, title, source_url, source_type, start_date, end_date, fatigue_factor,
 	elevation_penalty, max_distance_per_day, average_speed, departure_hour, ebike_mode, accommodation_types,
-	locale, status, computation_status, version, generation, created_at, updated_at`
+	locale, status, computation_status, version, generation, created_at, updated_at, revision`
 
 // dayColumns are what the digest says of a day: no geometry, no
 // accommodation candidates; its two end points; of the chosen
@@ -60,8 +60,10 @@ type reads struct {
 	trip   *storage.Stmt
 	state  *storage.Stmt
 	digest *storage.Stmt
-	page   *storage.Stmt
-	count  *storage.Stmt
+	// revision is all a cached digest costs: the trip's revision by key.
+	revision *storage.Stmt
+	page     *storage.Stmt
+	count    *storage.Stmt
 }
 
 func prepareReads(db *bun.DB) reads {
@@ -76,6 +78,7 @@ func prepareReads(db *bun.DB) reads {
 			strings.Replace(qualified("s", dayColumns), "s.selected_accommodation", chosenName(db, "s.selected_accommodation"), 1)+
 			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL"+
 			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
+		revision: storage.Prepare(db, "SELECT revision FROM trips WHERE id = ?"),
 		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
 			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"),
 		count: storage.Prepare(db, "SELECT COUNT(*) FROM trips AS t WHERE "+listFilter),
@@ -99,7 +102,7 @@ func tripTargets(t *Trip) ([]any, func() error) {
 	return []any{&t.ID, &t.UserID, &t.Title, &t.SourceURL, &t.SourceType, &t.StartDate, &t.EndDate,
 			&t.FatigueFactor, &t.ElevationPenalty, &t.MaxDistancePerDay, &t.AverageSpeed, &t.DepartureHour,
 			&t.EbikeMode, types, &t.Locale, &t.Status, statuses,
-			&t.Version, &t.Generation, &created, &updated},
+			&t.Version, &t.Generation, &created, &updated, &t.Revision},
 		func() error {
 			t.CreatedAt, t.UpdatedAt = created.Time, updated.Time
 			if *types != nil {
@@ -319,12 +322,66 @@ func (d *dayTargets) day() (Day, error) {
 	return day, nil
 }
 
+// digest is a trip's digest as Digest answers it, at one revision.
+type digest struct {
+	trip *Trip
+	days []DigestDay
+	code string
+}
+
 // Digest loads trip id, the code of its active share ("" when it is not
-// shared) and the digest lines of its days, in one statement.
+// shared) and the digest lines of its days. What it answers is shared with
+// other callers and must not be changed.
+//
+// A digest read outside a transaction is remembered at the trip's
+// revision, and given again while the stored revision is the same: one
+// read of a key in place of the join of the trip, its share and its days.
+// The revision is read on every call, so every replica sees every write
+// the moment it commits. Inside a transaction the digest is read afresh and
+// not remembered: it may hold writes that are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
-	rows, err := s.reads.digest.Query(ctx, id)
+	if _, inTx := storage.SQLTx(ctx); inTx {
+		d, err := s.readDigest(ctx, id)
+		return d.trip, d.days, d.code, err
+	}
+	s.mu.Lock()
+	cached, ok := s.digests[id]
+	s.mu.Unlock()
+	if ok {
+		row, err := s.reads.revision.QueryRow(ctx, id)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		var revision int64
+		if err := row.Scan(&revision); err != nil {
+			return nil, nil, "", notFound(err)
+		}
+		if revision == cached.trip.Revision {
+			return cached.trip, cached.days, cached.code, nil
+		}
+	}
+	d, err := s.readDigest(ctx, id)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	s.mu.Lock()
+	// Two readers may race: the later revision is the one kept.
+	if prev, ok := s.digests[id]; !ok || prev.trip.Revision < d.trip.Revision {
+		if len(s.digests) >= maxDigests {
+			s.digests = map[string]digest{}
+		}
+		s.digests[id] = d
+	}
+	s.mu.Unlock()
+	return d.trip, d.days, d.code, nil
+}
+
+// readDigest reads trip id, its active share and the digest lines of its
+// days in one statement.
+func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
+	rows, err := s.reads.digest.Query(ctx, id)
+	if err != nil {
+		return digest{}, err
 	}
 	defer rows.Close()
 	t := new(Trip)
@@ -341,13 +398,13 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	targets = append(targets, d.targets()...)
 	for rows.Next() {
 		if err := rows.Scan(targets...); err != nil {
-			return nil, nil, "", err
+			return digest{}, err
 		}
 		if !found {
 			// The trip's columns and its share repeat on every day's row:
 			// decoded once, then only carried over.
 			if err := done(); err != nil {
-				return nil, nil, "", err
+				return digest{}, err
 			}
 			found = true
 			for i := range dayAt {
@@ -362,7 +419,7 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 		}
 		day, err := d.day()
 		if err != nil {
-			return nil, nil, "", err
+			return digest{}, err
 		}
 		dd := DigestDay{Day: day}
 		if !first.IsZero() {
@@ -370,10 +427,10 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 		}
 		start, err := latLon(d.start)
 		if err != nil {
-			return nil, nil, "", err
+			return digest{}, err
 		}
 		if dd.End, err = latLon(d.end); err != nil {
-			return nil, nil, "", err
+			return digest{}, err
 		}
 		// A day says where it starts only where that is news: not when it
 		// starts where the one before ended.
@@ -383,12 +440,12 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 		days = append(days, dd)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, "", err
+		return digest{}, err
 	}
 	if !found {
-		return nil, nil, "", notFound(sql.ErrNoRows)
+		return digest{}, notFound(sql.ErrNoRows)
 	}
-	return t, days, code.String, nil
+	return digest{trip: t, days: days, code: code.String}, nil
 }
 
 // Listed is a trip as the listing reads it: the trip's listed columns, and

@@ -1,9 +1,9 @@
 package trips
 
 import (
-	"cairn.dev/cairn/metrics"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -11,10 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/metrics"
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
 	"cairn.dev/cairn/storage/storagetest"
 )
 
@@ -375,9 +377,118 @@ func TestDigestGivesPlacesAndTheActiveShare(t *testing.T) {
 		active := newShare(tr.ID)
 		_, err = db.NewInsert().Model(active).Exec(ctx)
 		require.NoError(t, err)
+		require.NoError(t, s.touch(ctx, tr.ID), "as share_trip does after its insert")
 		_, again, code, err := s.Digest(ctx, tr.ID)
 		require.NoError(t, err)
 		require.Equal(t, active.ShortCode, code)
 		require.Equal(t, days, again, "the share's join repeats no day")
 	})
 }
+
+// TestRememberedDigestFollowsEveryWrite: a digest is remembered at the
+// trip's revision, and every write to the trip, its days or its share moves
+// the revision on, so the next read answers what the database holds. Each
+// write is checked alone, after a read that remembered the digest before
+// it; a write that left the revision alone would answer the old digest.
+func TestRememberedDigestFollowsEveryWrite(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		trips := &Trips{store: s}
+		user := readFixture(t, db, "writer@example.com")
+		start, end := "2031-05-01", "2031-05-03"
+		tr := newTrip(user, "00000000-0000-7000-8000-000000000001", "Alps", time.Now().UTC(), &start, &end)
+		require.NoError(t, s.Insert(ctx, tr))
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, fullStages(tr.ID)))
+		call := &registry.Call{Now: time.Now(), Vars: map[string]string{"id": tr.ID}}
+
+		// fresh is the digest as the join reads it, past what is remembered.
+		fresh := func() digest {
+			d, err := s.readDigest(ctx, tr.ID)
+			require.NoError(t, err)
+			return d
+		}
+		tests := []struct {
+			name  string
+			write func() error
+		}{
+			{"settings (Update)", func() error {
+				cur := fresh().trip
+				title := "Alps, again"
+				next := *cur
+				next.Title = &title
+				return s.Update(ctx, &next, cur.Version, false)
+			}},
+			{"a computation's status (transition)", func() error {
+				return s.transition(ctx, tr.ID, tr.Generation, map[string]string{ComputeTerrain: StatusDone})
+			}},
+			{"the imported route (SaveRoute)", func() error {
+				return s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, SourceType: "strava_route", Raw: Points{{Lat: 45, Lon: 6}}, Decimated: Points{{Lat: 45, Lon: 6}}})
+			}},
+			{"the days (ReplaceStages)", func() error {
+				days := fullStages(tr.ID)
+				days[2].Distance = 52.5
+				return s.ReplaceStages(ctx, tr.ID, days)
+			}},
+			{"the alerts (SaveAlerts)", func() error {
+				days, err := s.Stages(ctx, tr.ID)
+				require.NoError(t, err)
+				return s.SaveAlerts(ctx, tr.ID, days, [][]Alert{nil, nil, {{Code: "long_day", Severity: "info", Message: "long"}}})
+			}},
+			{"a share (share_trip)", func() error {
+				_, err := trips.share(ctx, call, nil)
+				return err
+			}},
+			{"its revocation (unshare_trip)", func() error {
+				_, err := trips.unshare(ctx, call, nil)
+				return err
+			}},
+			{"a new plan (regenerate)", func() error {
+				locked, err := s.Get(ctx, tr.ID)
+				require.NoError(t, err)
+				return s.regenerate(ctx, nopDispatcher{}, locked, []string{ComputeTerrain})
+			}},
+		}
+		for _, tt := range tests {
+			before, days, code, err := s.Digest(ctx, tr.ID)
+			require.NoError(t, err)
+			remembered := digest{trip: before, days: days, code: code}
+			require.NoError(t, tt.write(), tt.name)
+			want := fresh()
+			require.NotEqual(t, remembered, want, "%s changes what the digest reads", tt.name)
+			got, days, code, err := s.Digest(ctx, tr.ID)
+			require.NoError(t, err)
+			require.Equal(t, want, digest{trip: got, days: days, code: code}, "after %s", tt.name)
+		}
+
+		// A read inside a transaction that is rolled back is not remembered.
+		_, _, _, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		stored := fresh()
+		rollback := errors.New("rolled back")
+		err = storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+			days := fullStages(tr.ID)
+			days[0].Distance = 99
+			require.NoError(t, s.ReplaceStages(ctx, tr.ID, days))
+			_, inside, _, err := s.Digest(ctx, tr.ID)
+			require.NoError(t, err)
+			require.Equal(t, 99.0, inside[0].Distance, "the transaction reads its own write")
+			return rollback
+		})
+		require.ErrorIs(t, err, rollback)
+		got, days, code, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Equal(t, stored, digest{trip: got, days: days, code: code})
+
+		// A deleted trip is not found, though its digest was remembered.
+		require.NoError(t, s.Delete(ctx, tr.ID))
+		_, _, _, err = s.Digest(ctx, tr.ID)
+		require.Equal(t, registry.KindNotFound, registry.AsError(err).Kind)
+	})
+}
+
+// nopDispatcher dispatches nothing: the tests read what was stored.
+type nopDispatcher struct{}
+
+func (nopDispatcher) Dispatch(context.Context, string, int64, ...string) error { return nil }

@@ -110,6 +110,9 @@ func (t *Trips) share(ctx context.Context, c *registry.Call, _ *NoInput) (Shared
 		}
 		return Shared{}, err
 	}
+	if err := t.store.touch(ctx, tr.ID); err != nil {
+		return Shared{}, err
+	}
 	return t.shared(sh, tr.Version), nil
 }
 
@@ -153,6 +156,9 @@ func (t *Trips) unshare(ctx context.Context, c *registry.Call, _ *NoInput) (Unsh
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Unshared{}, registry.Fail(registry.KindNotFound, "this trip is not shared")
+	}
+	if err := t.store.touch(ctx, c.Var("id")); err != nil {
+		return Unshared{}, err
 	}
 	tr, err := t.store.Get(ctx, c.Var("id"))
 	if err != nil {

@@ -20,8 +20,9 @@ type Store struct {
 	owns  *storage.Stmt // run by the owner guard on every call addressed by a trip id
 	reads reads         // the hot reads (reads.go)
 
-	mu    sync.Mutex
-	owned map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
+	mu      sync.Mutex
+	owned   map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
+	digests map[string]digest      // Digest's remembered answers, by trip id
 }
 
 type ownerKey struct{ user, trip string }
@@ -33,10 +34,15 @@ const (
 	maxOwned = 10_000
 )
 
+// maxDigests is how many digests Digest remembers before starting afresh:
+// a few megabytes of the most read trips.
+const maxDigests = 2_000
+
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
-		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+		digests: map[string]digest{},
+		owns:    storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
@@ -109,7 +115,7 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 		t.CompletionAnnounced = false // the new plan is pending
 		cols = append(slices.Clone(cols), "generation", "computation_status", "completion_announced")
 	}
-	res, err := storage.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).WherePK().
+	res, err := storage.Conn(ctx, s.db).NewUpdate().Model(t).Column(cols...).Set(bumpRevision).WherePK().
 		Where("version = ?", expected).Exec(ctx)
 	if err != nil {
 		return err
@@ -118,6 +124,20 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 		return ErrStale
 	}
 	return nil
+}
+
+// bumpRevision is the SET clause that moves a trip's revision on, for the
+// statements that write the trip's row anyway; the others call touch.
+const bumpRevision = "revision = revision + 1"
+
+// touch moves the revision of trip id on, which a remembered digest is
+// compared with (Digest). Every write to a trip, its days or its share
+// moves it, after the write and inside its transaction when there is one:
+// moved before the write, the old rows could be read and remembered at the
+// new revision.
+func (s *Store) touch(ctx context.Context, id string) error {
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Table("trips").Set(bumpRevision).Where("id = ?", id).Exec(ctx)
+	return err
 }
 
 // Delete removes trip id.
