@@ -12,13 +12,9 @@ import (
 // CPU; a lookup hashes the JSON once.
 type texts struct {
 	mu    sync.Mutex
-	m     map[textKey]string
-	bytes int // of keys and texts held
-}
-
-type textKey struct {
-	t    reflect.Type
-	json string
+	m     map[reflect.Type]map[string]string // by type, then by JSON
+	n     int                                // texts held
+	bytes int                                // of the JSON and texts held
 }
 
 const (
@@ -29,7 +25,7 @@ const (
 	maxTextJSON = 16 << 10
 )
 
-func newTexts() *texts { return &texts{m: map[textKey]string{}} }
+func newTexts() *texts { return &texts{m: map[reflect.Type]map[string]string{}} }
 
 // text answers the text of out, whose JSON is b, rendering it on a miss. A
 // nil texts renders every time.
@@ -37,9 +33,9 @@ func (x *texts) text(out any, b []byte) (string, error) {
 	if x == nil || len(b) > maxTextJSON {
 		return textOf(out, b)
 	}
-	k := textKey{reflect.TypeOf(out), string(b)}
+	t := reflect.TypeOf(out)
 	x.mu.Lock()
-	text, ok := x.m[k]
+	text, ok := x.m[t][string(b)] // looked up without a copy of b
 	x.mu.Unlock()
 	if ok {
 		return text, nil
@@ -49,12 +45,18 @@ func (x *texts) text(out any, b []byte) (string, error) {
 		return "", err
 	}
 	x.mu.Lock()
-	if x.bytes+len(k.json)+len(text) > maxTextsBytes {
-		x.m, x.bytes = map[textKey]string{}, 0
+	if x.bytes+len(b)+len(text) > maxTextsBytes {
+		x.m, x.n, x.bytes = map[reflect.Type]map[string]string{}, 0, 0
 	}
-	if _, ok := x.m[k]; !ok {
-		x.m[k] = text
-		x.bytes += len(k.json) + len(text)
+	byJSON := x.m[t]
+	if byJSON == nil {
+		byJSON = map[string]string{}
+		x.m[t] = byJSON
+	}
+	if _, ok := byJSON[string(b)]; !ok {
+		byJSON[string(b)] = text
+		x.n++
+		x.bytes += len(b) + len(text)
 	}
 	x.mu.Unlock()
 	return text, nil

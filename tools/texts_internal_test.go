@@ -28,7 +28,7 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 	}
 	first := textFor(titled{ID: "1", Title: "Col du Galibier"})
 	require.Equal(t, first, textFor(titled{ID: "1", Title: "Col du Galibier"}), "read again")
-	require.Len(t, x.m, 1, "remembered once")
+	require.Equal(t, 1, x.n, "remembered once")
 	changed := textFor(titled{ID: "1", Title: "Col de l'Iseran"})
 	require.NotEqual(t, first, changed)
 	require.Contains(t, changed, "Iseran")
@@ -45,9 +45,9 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 		require.LessOrEqual(t, x.bytes, maxTextsBytes)
 	}
 	big := ownTitle{ID: strings.Repeat("b", maxTextJSON)}
-	before := len(x.m)
+	before := x.n
 	textFor(big)
-	require.Len(t, x.m, before, "a result past maxTextJSON is rendered, not remembered")
+	require.Equal(t, before, x.n, "a result past maxTextJSON is rendered, not remembered")
 }
 
 // ownTitle is titled with its title the server's own.
