@@ -42,6 +42,10 @@ func Prepare(db *bun.DB, query string) *Stmt {
 	return &Stmt{db: db, query: query}
 }
 
+// SQL is the statement as the engine receives it (placeholders rewritten),
+// for reading its plan.
+func (s *Stmt) SQL() string { return s.query }
+
 // QueryRow runs the statement, inside the transaction carried by ctx when
 // there is one.
 func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {

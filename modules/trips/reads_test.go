@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/metrics"
 	"cairn.dev/cairn/migrations"
@@ -492,3 +494,75 @@ func TestRememberedDigestFollowsEveryWrite(t *testing.T) {
 type nopDispatcher struct{}
 
 func (nopDispatcher) Dispatch(context.Context, string, int64, ...string) error { return nil }
+
+// TestHotReadsUseTheirIndexes reads the plan of every hot read on both
+// engines: the owner check and the revision by the trip's key, the digest's
+// share and days by their trip, the listing by the user's newest-first
+// index with no sort of its own, and its counts of days by their trip. No
+// hot read scans a table. On PostgreSQL sequential scans are disabled for
+// the plan, so one appears only where no index can serve.
+func TestHotReadsUseTheirIndexes(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "planner@example.com")
+		tr := newTrip(user, "00000000-0000-7000-8000-0000000000aa", "Planned", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, tr))
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, fullStages(tr.ID)))
+		filter := []any{user, "", "", "", "", "", ""}
+		tests := []struct {
+			name      string
+			stmt      *storage.Stmt
+			args      []any
+			noSorting bool
+		}{
+			{"owner check", s.owns, []any{tr.ID, user}, false},
+			{"revision", s.reads.revision, []any{tr.ID}, false},
+			{"digest", s.reads.digest, []any{tr.ID}, false},
+			{"address", s.reads.state, []any{tr.ID}, false},
+			{"listing", s.reads.page, append(filter, 20, 0), true},
+			{"listing's total", s.reads.count, filter, false},
+		}
+		for _, tt := range tests {
+			plan := explain(t, db, tt.stmt.SQL(), tt.args)
+			for _, table := range []string{"trips", "stages", "trip_shares"} {
+				require.NotRegexp(t, `(Seq Scan on|SCAN) `+table+`\b|(Seq Scan on \w+|SCAN) (AS )?(t|s|sh)\b`, plan, "%s scans %s:\n%s", tt.name, table, plan)
+			}
+			if tt.noSorting {
+				require.NotRegexp(t, `Sort|TEMP B-TREE`, plan, "%s sorts what its index orders:\n%s", tt.name, plan)
+			}
+		}
+	})
+}
+
+// explain is the plan of query with args, as the engine words it.
+func explain(t *testing.T, db *bun.DB, query string, args []any) string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback() }()
+	prefix := "EXPLAIN QUERY PLAN "
+	if db.Dialect().Name() == dialect.PG {
+		_, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off")
+		require.NoError(t, err)
+		prefix = "EXPLAIN "
+	}
+	rows, err := tx.Tx.QueryContext(ctx, prefix+query, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	cols, err := rows.Columns()
+	require.NoError(t, err)
+	var plan strings.Builder
+	for rows.Next() {
+		cells := make([]any, len(cols))
+		for i := range cells {
+			cells[i] = new(any)
+		}
+		require.NoError(t, rows.Scan(cells...))
+		fmt.Fprintln(&plan, *(cells[len(cells)-1].(*any))) // the detail is the last column
+	}
+	require.NoError(t, rows.Err())
+	return plan.String()
+}
