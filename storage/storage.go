@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/uptrace/bun"
@@ -163,13 +164,51 @@ func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error 
 	}); err != nil {
 		return err
 	}
-	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	hooks := &commitHooks{}
+	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ctx = context.WithValue(ctx, txKey{}, tx)
+		ctx = context.WithValue(ctx, hooksKey{}, hooks)
 		if owner.conn != nil {
 			ctx = context.WithValue(ctx, ownerKey{}, owner)
 		}
 		return fn(ctx)
 	})
+	if err == nil {
+		hooks.run()
+	}
+	return err
+}
+
+// commitHooks are what AfterCommit was given inside one transaction.
+type commitHooks struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+type hooksKey struct{}
+
+func (h *commitHooks) run() {
+	h.mu.Lock()
+	fns := h.fns
+	h.fns = nil
+	h.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// AfterCommit runs fn once the transaction carried by ctx has committed,
+// and never when it rolls back; outside a transaction it runs fn at once.
+// A cache of what the transaction writes forgets it here: forgotten before
+// the commit, the old rows could be read and remembered again meanwhile.
+func AfterCommit(ctx context.Context, fn func()) {
+	if h, ok := ctx.Value(hooksKey{}).(*commitHooks); ok {
+		h.mu.Lock()
+		h.fns = append(h.fns, fn)
+		h.mu.Unlock()
+		return
+	}
+	fn()
 }
 
 // Conn returns the transaction carried by ctx, or db itself.

@@ -335,3 +335,40 @@ func TestUniqueViolationThroughTheDriver(t *testing.T) {
 		require.True(t, storage.IsUniqueViolation(err), "%v", err)
 	})
 }
+
+// TestAfterCommit: what a transaction's code hands AfterCommit runs once
+// the transaction has committed (and what it wrote is then visible), never
+// when it rolls back, and at once outside a transaction.
+func TestAfterCommit(t *testing.T) {
+	t.Parallel()
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
+		notes(t, db)
+		ctx := context.Background()
+		tests := []struct {
+			name     string
+			fail     error
+			wantRuns int
+		}{
+			{"committed", nil, 1},
+			{"rolled back", errors.New("refused"), 0},
+		}
+		for i, tt := range tests {
+			runs, seen := 0, -1
+			err := storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+				_, err := storage.Conn(ctx, db).NewInsert().Model(&note{ID: tt.name, Body: "x"}).Exec(ctx)
+				require.NoError(t, err)
+				storage.AfterCommit(ctx, func() { runs++; seen = count(t, db) })
+				require.Zero(t, runs, "%s: nothing runs before the commit", tt.name)
+				return tt.fail
+			})
+			require.ErrorIs(t, err, tt.fail)
+			require.Equal(t, tt.wantRuns, runs, tt.name)
+			if tt.wantRuns > 0 {
+				require.Equal(t, i+1, seen, "%s: the commit is visible when it runs", tt.name)
+			}
+		}
+		ran := false
+		storage.AfterCommit(ctx, func() { ran = true })
+		require.True(t, ran, "outside a transaction it runs at once")
+	})
+}

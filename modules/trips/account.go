@@ -22,6 +22,7 @@ func (AccountData) Section() string { return "trips" }
 // ctx carries.
 func (d AccountData) Forget(ctx context.Context, userID string) error {
 	_, err := storage.Conn(ctx, d.store.db).NewDelete().Table("trips").Where("user_id = ?", userID).Exec(ctx)
+	d.store.changedAll(ctx)
 	return err
 }
 

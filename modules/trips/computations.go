@@ -76,6 +76,7 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").Set(bumpRevision).WherePK().Exec(ctx); err != nil {
 			return err
 		}
+		s.changed(ctx, tripID)
 		return s.record(ctx, tripID, gen, set)
 	})
 }
@@ -140,6 +141,7 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 		q = q.Set("title = COALESCE(title, ?)", *rec.Title)
 	}
 	_, err := q.Exec(ctx)
+	s.changed(ctx, rec.TripID)
 	return err
 }
 
@@ -170,6 +172,7 @@ func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage
 		status = StatusReady
 	}
 	_, err := db.NewUpdate().Model((*Trip)(nil)).Set("status = ?", status).Set(bumpRevision).Where("id = ?", tripID).Exec(ctx)
+	s.changed(ctx, tripID)
 	return err
 }
 

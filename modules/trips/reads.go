@@ -329,24 +329,39 @@ type digest struct {
 	code string
 }
 
+// remembered is a digest Digest gives again, and when its revision was
+// last found to be the stored one.
+type remembered struct {
+	digest
+	checked time.Time
+}
+
 // Digest loads trip id, the code of its active share ("" when it is not
 // shared) and the digest lines of its days. What it answers is shared with
 // other callers and must not be changed.
 //
 // A digest read outside a transaction is remembered at the trip's
-// revision, and given again while the stored revision is the same: one
-// read of a key in place of the join of the trip, its share and its days.
-// The revision is read on every call, so every replica sees every write
-// the moment it commits. Inside a transaction the digest is read afresh and
-// not remembered: it may hold writes that are then rolled back.
+// revision. Within checkEvery of the last check it is given as it is;
+// after that, the stored revision is read (one read of a key in place of
+// the join of the trip, its share and its days) and the digest given again
+// while it is the same. A write made through this store forgets the trip's
+// digest once it commits, so its writer, and every reader after it, reads
+// the write; a write made elsewhere (another replica, a script) is read
+// within checkEvery. Inside a transaction the digest is read afresh and not
+// remembered: it may hold writes that are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
 	if _, inTx := storage.SQLTx(ctx); inTx {
 		d, err := s.readDigest(ctx, id)
 		return d.trip, d.days, d.code, err
 	}
+	now := s.now()
 	s.mu.Lock()
 	cached, ok := s.digests[id]
+	epoch := s.epoch // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
+	if ok && now.Sub(cached.checked) < s.checkEvery {
+		return cached.trip, cached.days, cached.code, nil
+	}
 	if ok {
 		row, err := s.reads.revision.QueryRow(ctx, id)
 		if err != nil {
@@ -357,6 +372,7 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 			return nil, nil, "", notFound(err)
 		}
 		if revision == cached.trip.Revision {
+			s.remember(id, cached.digest, now, epoch)
 			return cached.trip, cached.days, cached.code, nil
 		}
 	}
@@ -364,16 +380,49 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	if err != nil {
 		return nil, nil, "", err
 	}
-	s.mu.Lock()
-	// Two readers may race: the later revision is the one kept.
-	if prev, ok := s.digests[id]; !ok || prev.trip.Revision < d.trip.Revision {
-		if len(s.digests) >= maxDigests {
-			s.digests = map[string]digest{}
-		}
-		s.digests[id] = d
-	}
-	s.mu.Unlock()
+	s.remember(id, d, now, epoch)
 	return d.trip, d.days, d.code, nil
+}
+
+// remember keeps d, read (or checked) at now, unless a write was forgotten
+// since epoch: the read may have come before that write committed.
+func (s *Store) remember(id string, d digest, now time.Time, epoch uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.epoch != epoch {
+		return
+	}
+	// Two readers may race: the later revision is the one kept.
+	if prev, ok := s.digests[id]; ok && prev.trip.Revision > d.trip.Revision {
+		return
+	}
+	if len(s.digests) >= maxDigests {
+		s.digests = map[string]remembered{}
+	}
+	s.digests[id] = remembered{digest: d, checked: now}
+}
+
+// changed forgets the digest of trip id once the transaction carried by
+// ctx commits (at once outside one): every write of the store calls it,
+// beside moving the revision on.
+func (s *Store) changed(ctx context.Context, id string) {
+	storage.AfterCommit(ctx, func() {
+		s.mu.Lock()
+		delete(s.digests, id)
+		s.epoch++
+		s.mu.Unlock()
+	})
+}
+
+// changedAll forgets every digest once ctx's transaction commits: for the
+// writes that name no single trip (an account's trips deleted at once).
+func (s *Store) changedAll(ctx context.Context) {
+	storage.AfterCommit(ctx, func() {
+		s.mu.Lock()
+		s.digests = map[string]remembered{}
+		s.epoch++
+		s.mu.Unlock()
+	})
 }
 
 // readDigest reads trip id, its active share and the digest lines of its

@@ -394,9 +394,21 @@ func TestDigestGivesPlacesAndTheActiveShare(t *testing.T) {
 // it; a write that left the revision alone would answer the old digest.
 func TestRememberedDigestFollowsEveryWrite(t *testing.T) {
 	t.Parallel()
+	// Checked on every read, the revision alone decides; never checked in
+	// the test's time, the forgetting of each write alone does.
+	for _, every := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprintf("checked every %v", every), func(t *testing.T) {
+			t.Parallel()
+			rememberedDigestFollowsEveryWrite(t, every)
+		})
+	}
+}
+
+func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := NewStore(db)
+		s.SetCheckEvery(every)
 		trips := &Trips{store: s}
 		user := readFixture(t, db, "writer@example.com")
 		start, end := "2031-05-01", "2031-05-03"
@@ -565,4 +577,48 @@ func explain(t *testing.T, db *bun.DB, query string, args []any) string {
 	}
 	require.NoError(t, rows.Err())
 	return plan.String()
+}
+
+// TestARememberedDigestIsCheckedInItsTime: a write this store did not make
+// (another replica's, a script's) is read once the remembered digest is
+// checkEvery old, not before; one it made inside a transaction is read as
+// soon as the transaction commits, though a read in the meantime
+// remembered the digest before it.
+func TestARememberedDigestIsCheckedInItsTime(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		s.SetCheckEvery(250 * time.Millisecond)
+		clock := time.Now()
+		s.now = func() time.Time { return clock }
+		user := readFixture(t, db, "checker@example.com")
+		tr := newTrip(user, "00000000-0000-7000-8000-0000000000bb", "Before", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, tr))
+		title := func() string {
+			t.Helper()
+			got, _, _, err := s.Digest(ctx, tr.ID)
+			require.NoError(t, err)
+			return *got.Title
+		}
+		require.Equal(t, "Before", title())
+
+		_, err := db.NewUpdate().Table("trips").Set("title = 'Elsewhere'").Set(bumpRevision).Where("id = ?", tr.ID).Exec(ctx)
+		require.NoError(t, err)
+		clock = clock.Add(100 * time.Millisecond)
+		require.Equal(t, "Before", title(), "within checkEvery of its check, a digest is given as remembered")
+		clock = clock.Add(200 * time.Millisecond)
+		require.Equal(t, "Elsewhere", title(), "past it, the revision is read and the write with it")
+
+		err = storage.Tx{DB: db}.InTx(ctx, func(txCtx context.Context) error {
+			cur, err := s.Get(txCtx, tr.ID)
+			require.NoError(t, err)
+			cur.Title = new("Here")
+			require.NoError(t, s.Update(txCtx, cur, cur.Version, false))
+			require.Equal(t, "Elsewhere", title(), "a read beside the open transaction remembers the digest before it")
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, "Here", title(), "the commit forgot it")
+	})
 }

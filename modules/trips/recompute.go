@@ -167,6 +167,7 @@ func (s *Store) regenerate(ctx context.Context, jobs Dispatcher, locked *Trip, p
 	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(locked).Column("generation", "computation_status", "completion_announced").Set(bumpRevision).WherePK().Exec(ctx); err != nil {
 		return err
 	}
+	s.changed(ctx, locked.ID)
 	if err := s.supersede(ctx, locked.ID, locked.Generation); err != nil {
 		return err
 	}

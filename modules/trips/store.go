@@ -22,7 +22,12 @@ type Store struct {
 
 	mu      sync.Mutex
 	owned   map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
-	digests map[string]digest      // Digest's remembered answers, by trip id
+	digests map[string]remembered  // Digest's remembered answers, by trip id
+	epoch   uint64                 // how many times a write forgot digests
+	// checkEvery is how long Digest gives a remembered digest without
+	// reading the trip's revision (SetCheckEvery); now is the clock.
+	checkEvery time.Duration
+	now        func() time.Time
 }
 
 type ownerKey struct{ user, trip string }
@@ -41,9 +46,15 @@ const maxDigests = 2_000
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
-		digests: map[string]digest{},
-		owns:    storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+		digests: map[string]remembered{}, now: time.Now,
+		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
+
+// SetCheckEvery sets how long a remembered digest is given without reading
+// the trip's revision: how late a replica may read a write made on another
+// (writes made through this store are read at once). 0 reads the revision
+// on every call.
+func (s *Store) SetCheckEvery(d time.Duration) { s.checkEvery = d }
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
 // simply not owned: it gets the same answer as an unknown one.
@@ -123,11 +134,13 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 	if n, _ := res.RowsAffected(); n != 1 {
 		return ErrStale
 	}
+	s.changed(ctx, t.ID)
 	return nil
 }
 
 // bumpRevision is the SET clause that moves a trip's revision on, for the
-// statements that write the trip's row anyway; the others call touch.
+// statements that write the trip's row anyway (each beside a call of
+// changed); the others call touch.
 const bumpRevision = "revision = revision + 1"
 
 // touch moves the revision of trip id on, which a remembered digest is
@@ -137,12 +150,14 @@ const bumpRevision = "revision = revision + 1"
 // new revision.
 func (s *Store) touch(ctx context.Context, id string) error {
 	_, err := storage.Conn(ctx, s.db).NewUpdate().Table("trips").Set(bumpRevision).Where("id = ?", id).Exec(ctx)
+	s.changed(ctx, id)
 	return err
 }
 
 // Delete removes trip id.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	_, err := storage.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Exec(ctx)
+	s.changed(ctx, id)
 	return err
 }
 

@@ -93,6 +93,12 @@ func WithProvider(p *Provider) apptest.Option {
 	}
 }
 
+// checkEveryRead makes every read of a trip's digest check the trip's
+// revision (digest_cache_ttl 0): tests write rows by hand and run replicas
+// side by side, then read at once. A test of the remembered digest sets it
+// back with an option of its own.
+func checkEveryRead(_ testing.TB, c *config.Config) { *c = c.With("digest_cache_ttl", "0s") }
+
 // App is the running trip planner and its route provider.
 type App struct {
 	*apptest.App
@@ -104,7 +110,7 @@ type App struct {
 func New(t testing.TB, opts ...apptest.Option) *App {
 	t.Helper()
 	p := NewProvider(t)
-	a := apptest.New(t, planner.Product(), append([]apptest.Option{WithProvider(p)}, opts...)...)
+	a := apptest.New(t, planner.Product(), append([]apptest.Option{WithProvider(p), checkEveryRead}, opts...)...)
 	return &App{App: a, Provider: p}
 }
 
