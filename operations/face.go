@@ -9,7 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"mime"
@@ -417,11 +417,16 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 // days computed), and If-None-Match must then not answer 304; If-Match
 // reads only the version before the dash (parseETag), so a read's tag
 // still guards a write.
+//
+// The hash is two CRC-32s of the answer under different polynomials, 64
+// bits in all: both are computed by the processor's own instructions, a
+// tenth of the cost of a byte-at-a-time hash on a read this cheap.
 func representationTag(version string, body []byte) string {
-	h := fnv.New64a()
-	_, _ = h.Write(body)
-	return `"` + version + "-" + strconv.FormatUint(h.Sum64(), 36) + `"`
+	sum := uint64(crc32.Checksum(body, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(body))
+	return `"` + version + "-" + strconv.FormatUint(sum, 36) + `"`
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func writeJSON(hc huma.Context, status int, contentType string, v any) {
 	b, err := json.Marshal(v)
