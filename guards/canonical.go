@@ -95,7 +95,7 @@ func Digest(c *registry.Call) (string, error) {
 	if len(c.Files) > 0 {
 		files := map[string]string{}
 		for name, f := range c.Files {
-			sum, err := fileSum(f)
+			sum, err := f.Sum(fileSum) // the rate limit's replay and the key both ask
 			if err != nil {
 				return "", err
 			}

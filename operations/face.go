@@ -325,10 +325,8 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 	for _, name := range fileFields {
 		if fhs := form.File[name]; len(fhs) > 0 {
 			fh := fhs[0]
-			files[name] = registry.File{
-				Name: fh.Filename, ContentType: fh.Header.Get("Content-Type"), Size: fh.Size,
-				Open: func() (io.ReadCloser, error) { return fh.Open() },
-			}
+			files[name] = registry.NewFile(fh.Filename, fh.Header.Get("Content-Type"), fh.Size,
+				func() (io.ReadCloser, error) { return fh.Open() })
 		}
 	}
 	return url.Values(form.Value), files, refused, cleanup, ""

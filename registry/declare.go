@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -480,6 +481,32 @@ type File struct {
 	ContentType string
 	Size        int64
 	Open        func() (io.ReadCloser, error)
+
+	sum *fileSum // set by NewFile: the fingerprint, computed once
+}
+
+type fileSum struct {
+	once sync.Once
+	sum  string
+	err  error
+}
+
+// NewFile is an uploaded file whose fingerprint (Sum) is computed once
+// however many guards ask for it: each asking would read the whole upload
+// again.
+func NewFile(name, contentType string, size int64, open func() (io.ReadCloser, error)) File {
+	return File{Name: name, ContentType: contentType, Size: size, Open: open, sum: &fileSum{}}
+}
+
+// Sum answers compute(f), computed once for a file made by NewFile (and
+// every time for one written as a literal). compute must depend on the file
+// alone.
+func (f File) Sum(compute func(File) (string, error)) (string, error) {
+	if f.sum == nil {
+		return compute(f)
+	}
+	f.sum.once.Do(func() { f.sum.sum, f.sum.err = compute(f) })
+	return f.sum.sum, f.sum.err
 }
 
 // Streamer is implemented by outputs that are event streams: the HTTP face
