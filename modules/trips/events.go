@@ -80,6 +80,10 @@ func (s EventStream) Stream(ctx context.Context, send func(registry.StreamEvent)
 			if !ok {
 				return nil
 			}
+			// An event tells of a write that has committed, perhaps on
+			// another replica: the reads this replica answers after
+			// relaying it must not give the digest from before it.
+			s.trips.store.forget(s.id)
 			if err := send(registry.StreamEvent{ID: e.ID, Event: e.Type, Data: e.Data}); err != nil {
 				return err
 			}

@@ -406,12 +406,16 @@ func (s *Store) remember(id string, d digest, now time.Time, epoch uint64) {
 // ctx commits (at once outside one): every write of the store calls it,
 // beside moving the revision on.
 func (s *Store) changed(ctx context.Context, id string) {
-	storage.AfterCommit(ctx, func() {
-		s.mu.Lock()
-		delete(s.digests, id)
-		s.epoch++
-		s.mu.Unlock()
-	})
+	storage.AfterCommit(ctx, func() { s.forget(id) })
+}
+
+// forget drops the remembered digest of trip id: the next read reads the
+// revision, at least.
+func (s *Store) forget(id string) {
+	s.mu.Lock()
+	delete(s.digests, id)
+	s.epoch++
+	s.mu.Unlock()
 }
 
 // changedAll forgets every digest once ctx's transaction commits: for the

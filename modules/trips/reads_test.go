@@ -17,6 +17,7 @@ import (
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/progress"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 	"cairn.dev/cairn/storage/storagetest"
@@ -620,5 +621,52 @@ func TestARememberedDigestIsCheckedInItsTime(t *testing.T) {
 		})
 		require.NoError(t, err)
 		require.Equal(t, "Here", title(), "the commit forgot it")
+	})
+}
+
+// TestARelayedEventForgetsTheDigest: a trip's event reaching this replica's
+// stream (published after a write another replica committed) makes the
+// next read of the trip read its revision, however recently the remembered
+// digest was checked: a client that reads trip_complete and then get_trip
+// is not answered from before it.
+func TestARelayedEventForgetsTheDigest(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		s.SetCheckEvery(time.Hour)
+		hub := progress.NewLocal()
+		trips := &Trips{store: s, progress: hub}
+		user := readFixture(t, db, "relay@example.com")
+		tr := newTrip(user, "00000000-0000-7000-8000-0000000000cc", "Before", time.Now().UTC(), nil, nil)
+		tr.ComputationStatus = StatusMap{ComputeStages: StatusRunning}
+		require.NoError(t, s.Insert(ctx, tr))
+		title := func() string {
+			t.Helper()
+			got, _, _, err := s.Digest(ctx, tr.ID)
+			require.NoError(t, err)
+			return *got.Title
+		}
+		require.Equal(t, "Before", title())
+		// Another replica's write, then its event.
+		_, err := db.NewUpdate().Table("trips").Set("title = 'After'").Set(bumpRevision).Where("id = ?", tr.ID).Exec(ctx)
+		require.NoError(t, err)
+		require.Equal(t, "Before", title(), "remembered, and not checked within the hour")
+
+		streamCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		relayed := make(chan string, 8)
+		done := make(chan error, 1)
+		go func() {
+			done <- (EventStream{trips: trips, id: tr.ID}).Stream(streamCtx, func(e registry.StreamEvent) error {
+				relayed <- e.Event
+				return nil
+			})
+		}()
+		require.Equal(t, EventStatus, <-relayed, "the stream opens with the statuses")
+		require.NoError(t, hub.Publish(ctx, tr.ID, progress.Event{Type: EventTripComplete, Data: map[string]any{}}))
+		require.Equal(t, EventTripComplete, <-relayed)
+		require.NoError(t, <-done, "the stream ends at trip_complete")
+		require.Equal(t, "After", title(), "the relayed event made the read check the revision")
 	})
 }
