@@ -202,10 +202,14 @@ func (p *Pipeline) fail(ctx context.Context, job Job, failure string) error {
 	for _, n := range descendants(job.Name) {
 		set[n] = StatusFailed
 	}
-	err := p.store.transition(ctx, job.TripID, job.Generation, set)
-	if err == nil && failure != "" {
-		err = p.store.recordFailure(ctx, job.TripID, job.Generation, job.Name, failure)
-	}
+	// The statuses and the failure's words commit together: a read between
+	// the two would find the trip failed and not say why.
+	err := storage.Tx{DB: p.store.db}.InTx(ctx, func(ctx context.Context) error {
+		if err := p.store.transition(ctx, job.TripID, job.Generation, set); err != nil || failure == "" {
+			return err
+		}
+		return p.store.recordFailure(ctx, job.TripID, job.Generation, job.Name, failure)
+	})
 	if err == nil {
 		p.stepCompleted(ctx, job.TripID)
 	}
