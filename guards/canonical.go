@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 
@@ -95,7 +94,7 @@ func Digest(c *registry.Call) (string, error) {
 	if len(c.Files) > 0 {
 		files := map[string]string{}
 		for name, f := range c.Files {
-			sum, err := f.Sum(fileSum) // the rate limit's replay and the key both ask
+			sum, err := f.Fingerprint() // the rate limit's replay and the key both ask
 			if err != nil {
 				return "", err
 			}
@@ -113,22 +112,4 @@ func Digest(c *registry.Call) (string, error) {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-// fileSum is the SHA-256 of an uploaded file's content, with its name and
-// media type: what makes two uploads the same file.
-func fileSum(f registry.File) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%q %q\n", f.Name, f.ContentType)
-	if f.Open != nil {
-		r, err := f.Open()
-		if err != nil {
-			return "", fmt.Errorf("digest: open %s: %w", f.Name, err)
-		}
-		defer r.Close()
-		if _, err := io.Copy(h, r); err != nil {
-			return "", fmt.Errorf("digest: read %s: %w", f.Name, err)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -491,22 +493,37 @@ type fileSum struct {
 	err  error
 }
 
-// NewFile is an uploaded file whose fingerprint (Sum) is computed once
-// however many guards ask for it: each asking would read the whole upload
-// again.
+// NewFile is an uploaded file whose Fingerprint is computed once however
+// many guards ask for it: each asking would read the whole upload again.
 func NewFile(name, contentType string, size int64, open func() (io.ReadCloser, error)) File {
 	return File{Name: name, ContentType: contentType, Size: size, Open: open, sum: &fileSum{}}
 }
 
-// Sum answers compute(f), computed once for a file made by NewFile (and
-// every time for one written as a literal). compute must depend on the file
-// alone.
-func (f File) Sum(compute func(File) (string, error)) (string, error) {
+// Fingerprint is the SHA-256 (hex) of the file's name, media type and
+// content: what makes two uploads the same file. It is computed once for a
+// file made by NewFile, and on every call for one written as a literal.
+func (f File) Fingerprint() (string, error) {
 	if f.sum == nil {
-		return compute(f)
+		return f.fingerprint()
 	}
-	f.sum.once.Do(func() { f.sum.sum, f.sum.err = compute(f) })
+	f.sum.once.Do(func() { f.sum.sum, f.sum.err = f.fingerprint() })
 	return f.sum.sum, f.sum.err
+}
+
+func (f File) fingerprint() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q\n", f.Name, f.ContentType)
+	if f.Open != nil {
+		r, err := f.Open()
+		if err != nil {
+			return "", fmt.Errorf("digest: open %s: %w", f.Name, err)
+		}
+		defer r.Close()
+		if _, err := io.Copy(h, r); err != nil {
+			return "", fmt.Errorf("digest: read %s: %w", f.Name, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Streamer is implemented by outputs that are event streams: the HTTP face
