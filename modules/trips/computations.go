@@ -176,6 +176,17 @@ func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage
 	return err
 }
 
+// TripAndDays loads a trip and its days, in order: what the enrichments,
+// the files, the share page and a replayed upload read.
+func (s *Store) TripAndDays(ctx context.Context, tripID string) (*Trip, []Stage, error) {
+	tr, err := s.Get(ctx, tripID)
+	if err != nil {
+		return nil, nil, err
+	}
+	stages, err := s.Stages(ctx, tripID)
+	return tr, stages, err
+}
+
 // Stages lists the days of a trip in order.
 func (s *Store) Stages(ctx context.Context, tripID string) ([]Stage, error) {
 	var out []Stage

@@ -173,11 +173,7 @@ func copyPlan(statuses StatusMap) (map[string]string, []string) {
 // replayUpload rebuilds the answer of an upload from the trip it created:
 // its current statuses, totals and days.
 func (t *Trips) replayUpload(ctx context.Context, c *registry.Call, id string) (any, error) {
-	tr, err := t.store.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	stages, err := t.store.Stages(ctx, id)
+	tr, stages, err := t.store.TripAndDays(ctx, id)
 	if err != nil {
 		return nil, err
 	}

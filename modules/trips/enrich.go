@@ -25,7 +25,7 @@ const ComputeAccommodations = "accommodations"
 var enrichments = []string{ComputeTerrain, ComputeAccommodations}
 
 func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
-	tr, stages, err := p.tripAndDays(ctx, job.TripID)
+	tr, stages, err := p.store.TripAndDays(ctx, job.TripID)
 	if err != nil {
 		return err
 	}

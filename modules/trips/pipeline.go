@@ -243,16 +243,6 @@ func (p *Pipeline) commit(ctx context.Context, job Job, write func(ctx context.C
 	})
 }
 
-// tripAndDays loads a trip and its days, as the enrichments read them.
-func (p *Pipeline) tripAndDays(ctx context.Context, tripID string) (*Trip, []Stage, error) {
-	tr, err := p.store.Get(ctx, tripID)
-	if err != nil {
-		return nil, nil, err
-	}
-	stages, err := p.store.Stages(ctx, tripID)
-	return tr, stages, err
-}
-
 func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	tr, err := p.store.Get(ctx, job.TripID)
 	if err != nil {
@@ -381,7 +371,7 @@ func Plan(ctx context.Context, tr *Trip, rec *RouteRecord) ([]pacing.Stage, erro
 }
 
 func (p *Pipeline) terrain(ctx context.Context, job Job) error {
-	tr, stages, err := p.tripAndDays(ctx, job.TripID)
+	tr, stages, err := p.store.TripAndDays(ctx, job.TripID)
 	if err != nil {
 		return err
 	}

@@ -596,22 +596,16 @@ func TestARememberedDigestIsCheckedInItsTime(t *testing.T) {
 		user := readFixture(t, db, "checker@example.com")
 		tr := newTrip(user, "00000000-0000-7000-8000-0000000000bb", "Before", time.Now().UTC(), nil, nil)
 		require.NoError(t, s.Insert(ctx, tr))
-		title := func() string {
-			t.Helper()
-			got, _, _, err := s.Digest(ctx, tr.ID)
-			require.NoError(t, err)
-			return *got.Title
-		}
+		title := func() string { t.Helper(); return digestTitle(t, s, tr.ID) }
 		require.Equal(t, "Before", title())
 
-		_, err := db.NewUpdate().Table("trips").Set("title = 'Elsewhere'").Set(bumpRevision).Where("id = ?", tr.ID).Exec(ctx)
-		require.NoError(t, err)
+		writtenElsewhere(t, db, tr.ID, "Elsewhere")
 		clock = clock.Add(100 * time.Millisecond)
 		require.Equal(t, "Before", title(), "within checkEvery of its check, a digest is given as remembered")
 		clock = clock.Add(200 * time.Millisecond)
 		require.Equal(t, "Elsewhere", title(), "past it, the revision is read and the write with it")
 
-		err = storage.Tx{DB: db}.InTx(ctx, func(txCtx context.Context) error {
+		err := storage.Tx{DB: db}.InTx(ctx, func(txCtx context.Context) error {
 			cur, err := s.Get(txCtx, tr.ID)
 			require.NoError(t, err)
 			cur.Title = new("Here")
@@ -641,16 +635,10 @@ func TestARelayedEventForgetsTheDigest(t *testing.T) {
 		tr := newTrip(user, "00000000-0000-7000-8000-0000000000cc", "Before", time.Now().UTC(), nil, nil)
 		tr.ComputationStatus = StatusMap{ComputeStages: StatusRunning}
 		require.NoError(t, s.Insert(ctx, tr))
-		title := func() string {
-			t.Helper()
-			got, _, _, err := s.Digest(ctx, tr.ID)
-			require.NoError(t, err)
-			return *got.Title
-		}
+		title := func() string { t.Helper(); return digestTitle(t, s, tr.ID) }
 		require.Equal(t, "Before", title())
 		// Another replica's write, then its event.
-		_, err := db.NewUpdate().Table("trips").Set("title = 'After'").Set(bumpRevision).Where("id = ?", tr.ID).Exec(ctx)
-		require.NoError(t, err)
+		writtenElsewhere(t, db, tr.ID, "After")
 		require.Equal(t, "Before", title(), "remembered, and not checked within the hour")
 
 		streamCtx, stop := context.WithCancel(ctx)
@@ -669,4 +657,20 @@ func TestARelayedEventForgetsTheDigest(t *testing.T) {
 		require.NoError(t, <-done, "the stream ends at trip_complete")
 		require.Equal(t, "After", title(), "the relayed event made the read check the revision")
 	})
+}
+
+// digestTitle is trip id's title as Digest answers it.
+func digestTitle(t *testing.T, s *Store, id string) string {
+	t.Helper()
+	got, _, _, err := s.Digest(context.Background(), id)
+	require.NoError(t, err)
+	return *got.Title
+}
+
+// writtenElsewhere retitles trip id as another replica would: through the
+// database, moving the revision on, unseen by the store under test.
+func writtenElsewhere(t *testing.T, db *bun.DB, id, title string) {
+	t.Helper()
+	_, err := db.NewUpdate().Table("trips").Set("title = ?", title).Set(bumpRevision).Where("id = ?", id).Exec(context.Background())
+	require.NoError(t, err)
 }

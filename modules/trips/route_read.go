@@ -138,11 +138,7 @@ func stageFile(s *Stage, format string) (File, error) {
 // tripFile renders the whole trip as one continuous track; a trip without
 // days has no file (404), while its JSON read answers.
 func (t *Trips) tripFile(ctx context.Context, id, format string) (File, error) {
-	tr, err := t.store.Get(ctx, id)
-	if err != nil {
-		return File{}, err
-	}
-	stages, err := t.store.Stages(ctx, id)
+	tr, stages, err := t.store.TripAndDays(ctx, id)
 	if err != nil {
 		return File{}, err
 	}

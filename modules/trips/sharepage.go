@@ -126,11 +126,7 @@ var dayColors = []string{"#2d6a4f", "#bc4749", "#1d4e89", "#b5651d"}
 
 // sharePage renders the page of the trip shared at code.
 func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (registry.Page, error) {
-	tr, err := t.store.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	stages, err := t.store.Stages(ctx, id)
+	tr, stages, err := t.store.TripAndDays(ctx, id)
 	if err != nil {
 		return nil, err
 	}
