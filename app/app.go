@@ -274,7 +274,7 @@ type chainParams struct {
 func provideChain(p chainParams) (*guards.Chain, error) {
 	cfg, db, h := p.Cfg, p.DB, p.HTTP
 	// With Redis, a limit not declared SharedOnly counts in process while
-	// Redis cannot be reached (README: "Rate limits while Redis is down").
+	// Redis cannot be reached (docs/configuration.md: "Rate limits while Redis is down").
 	var fallback guards.Limiter
 	if cfg.RedisURL != "" {
 		fallback = ratelimit.NewMemory()

@@ -25,7 +25,7 @@ type layer struct {
 	optional  bool // the layer may have no package (yet)
 }
 
-// layers is the rule the README's "Layers" table states. A framework user
+// layers is the rule the "Layers" table of docs/layers.md states. A framework user
 // imports the framework without the trip planner: no product package, and
 // none of the libraries only the planner needs (OSM, time zones, FIT). A
 // module is written against the registry and the storage contract, never

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -663,13 +662,11 @@ func TestTheSessionCookie(t *testing.T) {
 	}
 }
 
-// TestREADMEConnectsWithOAuth: the README writes out what each scope a
+// TestDocsConnectWithOAuth: docs/oauth.md writes out what each scope a
 // client may ask for allows, in the words the consent page shows, and
 // gives a desktop client configuration with the address alone.
-func TestREADMEConnectsWithOAuth(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	readme := string(raw)
+func TestDocsConnectWithOAuth(t *testing.T) {
+	readme := readDoc(t, "../docs/oauth.md")
 	a := plannertest.New(t)
 	m := a.Do(t, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil).JSON(t)
 	offered := m["scopes_supported"].([]any)
@@ -681,7 +678,7 @@ func TestREADMEConnectsWithOAuth(t *testing.T) {
 	for _, sc := range offered {
 		doc := strings.TrimSuffix(docs[sc.(string)], ".")
 		require.NotEmpty(t, doc, "scope %s says what it allows", sc)
-		require.Contains(t, readme, "| `"+sc.(string)+"` | "+strings.ToLower(doc[:1])+doc[1:]+" |", "the README's scope table")
+		require.Contains(t, readme, "| `"+sc.(string)+"` | "+strings.ToLower(doc[:1])+doc[1:]+" |", "docs/oauth.md's scope table")
 	}
 	_, section, ok := strings.Cut(readme, "## Connecting an MCP client with OAuth")
 	require.True(t, ok)

@@ -2,7 +2,6 @@ package planner_test
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,12 +13,12 @@ import (
 	"cairn.dev/cairn/planner"
 )
 
-// TestReadmeOperationTableIsTheGuardMatrix: the README's operation table
-// is the guard matrix, row for row, as `make guards` prints it.
-func TestReadmeOperationTableIsTheGuardMatrix(t *testing.T) {
+// TestDocsOperationTableIsTheGuardMatrix: the operation table of
+// docs/operations.md is the guard matrix, row for row, as `make guards`
+// prints it.
+func TestDocsOperationTableIsTheGuardMatrix(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
+	raw := readDoc(t, "../docs/operations.md")
 	cfg, err := config.Load("", nil, planner.Keys()...)
 	require.NoError(t, err)
 	reg, err := app.Registry(planner.Product(), cfg)
@@ -27,14 +26,14 @@ func TestReadmeOperationTableIsTheGuardMatrix(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, guardmatrix.Write(&buf, reg, "markdown"))
 	want := strings.TrimSpace(buf.String())
-	readme := string(raw)
+	readme := raw
 	sec := strings.Index(readme, "## Operations\n")
-	require.GreaterOrEqual(t, sec, 0, "the README has an Operations section")
+	require.GreaterOrEqual(t, sec, 0, "docs/operations.md has an Operations section")
 	start := strings.Index(readme[sec:], "| operation |")
 	require.GreaterOrEqual(t, start, 0, "the Operations section has the table")
 	table := readme[sec+start:]
 	if end := strings.Index(table, "\n\n"); end >= 0 {
 		table = table[:end]
 	}
-	require.Equal(t, want, strings.TrimSpace(table), "refresh the README's operation table from `make guards` (planner/testdata/guards.markdown.golden)")
+	require.Equal(t, want, strings.TrimSpace(table), "refresh the operation table of docs/operations.md from `make guards` (planner/testdata/guards.markdown.golden)")
 }

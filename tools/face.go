@@ -132,7 +132,7 @@ func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
 	h := first.Hints
 	// No output schema: it is optional, and the outputs' schemas would be
 	// two thirds of tools/list, paid for in every conversation. Results
-	// still carry structuredContent (README: "What a tool answers").
+	// still carry structuredContent (docs/mcp.md: "What a tool answers").
 	return &mcp.Tool{
 		Name:        first.Tool.Name,
 		Title:       title(ops),

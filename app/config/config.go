@@ -55,7 +55,7 @@ type Key struct {
 	Doc     string
 }
 
-// Keys lists the framework's keys with their defaults. The README's table
+// Keys lists the framework's keys with their defaults. The table of docs/configuration.md
 // is this list and the product's.
 var Keys = []Key{
 	{"addr", "127.0.0.1:8080", "address the server listens on"},
