@@ -286,12 +286,12 @@ func provideChain(p chainParams) (*guards.Chain, error) {
 		guards.RateLimit{Limiter: p.Limiter, Fallback: fallback, Replays: guardstore.Keys{DB: db}, OnFallback: notice.note},
 		guards.Owner{},
 		guards.Arguments{Schema: h.Schemas},
-		guards.Read{},
-		guards.Merge{},
+		guards.Read{Tx: storage.Tx{DB: db}},
+		guards.Merge{Tx: storage.Tx{DB: db}},
 		guards.Validate{},
 		guards.Lock{},
 		guards.Precondition{},
-		guards.Confirm{Store: guardstore.Confirmations{DB: db}, TTL: cfg.ConfirmTTL},
+		guards.Confirm{Store: guardstore.Confirmations{DB: db}, TTL: cfg.ConfirmTTL, Tx: storage.Tx{DB: db}},
 		guards.Idempotency{Store: guardstore.Keys{DB: db}, Tx: storage.Tx{DB: db}},
 	)
 	if err != nil {

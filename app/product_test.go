@@ -142,7 +142,7 @@ type record struct {
 func (*record) RecordVersion() int64 { return 1 }
 
 func (th *things) declare(reg *registry.Registry) {
-	reg.DeclareScope(scopeThings, "Make and follow things.")
+	reg.DeclareScope(scopeThings, registry.WriteScope, "Make and follow things.")
 	for _, op := range []struct {
 		id, path, tool string
 		rule           registry.RateRule

@@ -58,6 +58,13 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 				registry.Violation{Field: fieldOf(err), Reason: "has the wrong type"})
 		}
 	}
+	if c.Op.Paging.Lists() {
+		if pager, ok := in.(registry.Pager); ok {
+			if vs := c.Op.Paging.Apply(pager.PageRequest()); len(vs) > 0 {
+				return registry.Invalid("the page asked for cannot be served", vs...)
+			}
+		}
+	}
 	c.Input = in
 	return next(ctx, c)
 }

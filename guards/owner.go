@@ -2,12 +2,15 @@ package guards
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"cairn.dev/cairn/registry"
 )
 
-// Owner authorizes by URI variable before anything is read (404).
+// Owner authorizes by URI variable before anything is read (404): the
+// rule's first variable by the caller, each child by its parent. A record
+// unknown, someone else's, or not under its parent gets the one answer.
 type Owner struct{}
 
 var _ Guard = Owner{}
@@ -18,25 +21,65 @@ func (Owner) Name() string { return NameOwner }
 // Check implements Guard.
 func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 	rule := c.Op.Owner
-	id := c.Var(rule.Var)
-	if id == "" {
-		return &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",
-			Violations: []registry.Violation{{Field: rule.Var, Reason: "is required"}}}
+	id, err := addressed(c, rule.Var, rule)
+	if err != nil {
+		return err
 	}
-	if e := rule.Misshapen(id); e != nil {
-		return e // no record has such an id: named as malformed, before any lookup
+	ok, err := rule.Check(ctx, c.UserID(), id)
+	if refusal := judged(ok, err); refusal != nil {
+		return refusal
+	}
+	for _, child := range rule.Children() {
+		cid, err := addressed(c, child.Var, rule)
+		if err != nil {
+			return err
+		}
+		if child.Claimed() {
+			continue // looked up within its parent by the handler
+		}
+		ok, err := child.Check(ctx, c.Var(child.Parent), cid)
+		if refusal := judged(ok, err); refusal != nil {
+			return refusal
+		}
+	}
+	return next(ctx, c)
+}
+
+// addressed is the value of the URI variable v, or the refusal of one that
+// can name no record.
+func addressed(c *registry.Call, v string, rule registry.OwnerRule) (string, error) {
+	id := c.Var(v)
+	if id == "" {
+		return "", &registry.Error{Kind: registry.KindInvalid, Detail: "a required argument is missing",
+			Violations: []registry.Violation{{Field: v, Reason: "is required"}}}
+	}
+	if v == rule.Var {
+		if e := rule.Misshapen(id); e != nil {
+			return "", e // no record has such an id: named as malformed, before any lookup
+		}
 	}
 	if strings.ContainsRune(id, 0) {
 		// No record has such an id; asking the store would fail on
 		// PostgreSQL. It is unknown, and answered as any unknown id.
-		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+		return "", registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 	}
-	ok, err := rule.Check(ctx, c.UserID(), id)
+	return id, nil
+}
+
+// judged turns an ownership answer into the refusal it calls for: nil when
+// owned; the one not-found answer when not, or when the check itself said
+// "not found" or "forbidden" (a check telling those apart would be an
+// existence oracle); a failure otherwise.
+func judged(ok bool, err error) error {
 	if err != nil {
+		var e *registry.Error
+		if errors.As(err, &e) && (e.Kind == registry.KindNotFound || e.Kind == registry.KindForbidden) {
+			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+		}
 		return registry.Internal(err)
 	}
 	if !ok {
 		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
 	}
-	return next(ctx, c)
+	return nil
 }

@@ -165,7 +165,7 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 		problem(http.StatusPreconditionFailed, "The If-Match version is stale.")
 		problem(http.StatusPreconditionRequired, "If-Match is missing.")
 	}
-	if op.Idempotency.Creation() || op.Writes() {
+	if op.Idempotency.Creation() || op.HTTP.Method != http.MethodGet {
 		problem(http.StatusBadRequest, "The request cannot be read (body, or Idempotency-Key).")
 	}
 	f.conflicts(hop, op) // openapi.go
@@ -187,6 +187,9 @@ func describeGuards(op *registry.Operation) string {
 	}
 	if op.RateLimit.Limited() {
 		b.WriteString(" Limited to " + op.RateLimit.String() + ".")
+	}
+	if op.Paging.Lists() {
+		b.WriteString(" Lists " + op.Paging.String() + " (itemsPerPage).")
 	}
 	if op.Lock.Applies() {
 		b.WriteString(" Refused with 423 when " + op.Lock.Reason + ".")

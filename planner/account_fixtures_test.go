@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -98,7 +99,13 @@ var accountFixtures = conformance.Fixtures{
 	"account.me":   {Valid: fixed(apptest.Request{})},
 	"account.update": {Valid: fixed(apptest.Request{Args: map[string]any{"locale": "en"}}),
 		Invalid: withArgs(map[string]any{"locale": "de"})},
-	"account.delete":                   {Valid: fixed(apptest.Request{})},
+	"account.delete": {Valid: fixed(apptest.Request{}),
+		// Deleting anonymises the person: no live user holds the address.
+		Written: func(t testing.TB, a *apptest.App, u conformance.User, _ apptest.Request) bool {
+			n, err := a.DB.NewSelect().Table("users").Where("email = ? AND deleted_at IS NULL", u.Email).Count(context.Background())
+			require.NoError(t, err)
+			return n == 0
+		}},
 	"account.export":                   {Valid: fixed(apptest.Request{})},
 	"account.notification_preferences": {Valid: fixed(apptest.Request{})},
 	"account.set_notification_preference": {Valid: fixed(apptest.Request{

@@ -212,7 +212,7 @@ func TestAccountDeletionLeavesNothingOfTheAccount(t *testing.T) {
 		require.Positive(t, count("refresh_tokens", "user_id = ?", id))
 		require.Positive(t, count("magic_links", "user_id = ?", id))
 
-		res := a.Do(t, http.MethodDelete, "/users/me", access, nil)
+		res := deleteAccount(t, a, access)
 		require.Equal(t, http.StatusNoContent, res.Status, string(res.Body))
 
 		require.Zero(t, count("trips", "user_id = ?", id), "its trips are gone")

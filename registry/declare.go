@@ -42,7 +42,18 @@ type Route struct {
 	refusalPage func(e *Error) Page
 	// form is set by WithForm: the route also takes an HTML form's body.
 	form bool
+	// reads is set by Reading: a POST whose body is a query, not a change.
+	reads bool
 }
+
+// Reading returns the route of a POST that changes nothing: its arguments
+// are a query too large or too structured for a URL. It counts as a read
+// for the hints, the scopes and the conformance kit, which checks that a
+// valid call writes nothing.
+func (r Route) Reading() Route { r.reads = true; return r }
+
+// Reads reports whether the route was declared Reading.
+func (r Route) Reads() bool { return r.reads }
 
 // Upload declares a multipart POST carrying the given file fields; its
 // other form fields are the input's arguments.
@@ -137,16 +148,86 @@ func NotATool(m Motive) ToolSpec { return ToolSpec{Motive: m} }
 func (t ToolSpec) IsTool() bool { return t.Name != "" }
 
 // OwnerFunc reports whether the user owns the record named by id. It must
-// not distinguish "absent" from "someone else's": both are false.
+// not distinguish "absent" from "someone else's": both are false. An error
+// of KindNotFound or KindForbidden says the same (not yours) and gets the
+// same 404; any other error is a failure (500).
 type OwnerFunc func(ctx context.Context, userID, id string) (bool, error)
 
-// OwnerRule is authorization by URI variable, decided before anything is read.
+// ChildFunc reports whether the record named by childID belongs to the one
+// named by parentID (the item to the list it is on). Like an OwnerFunc, it
+// must not tell "absent" from "someone else's": both are false.
+type ChildFunc func(ctx context.Context, parentID, childID string) (bool, error)
+
+// ChildRule authorizes one URI variable by the variable before it on the
+// path: Check judges the child by its parent, already authorized. A rule
+// without Check is a claim (Within) that the handler looks the child up
+// within its authorized parent, which the conformance kit tests.
+type ChildRule struct {
+	Var    string // the child's URI variable
+	Parent string // the variable it belongs to
+	Check  ChildFunc
+}
+
+// Claimed reports whether the child is looked up within its parent by the
+// handler (Within) rather than judged by the owner guard (Child).
+func (c ChildRule) Claimed() bool { return c.Check == nil }
+
+// OwnerRule is authorization by URI variable, decided before anything is
+// read: the first variable by the caller, each further one by the variable
+// before it (Child, Within).
 type OwnerRule struct {
-	Var   string
-	Check OwnerFunc
-	self  bool
-	terms []string
-	shape *regexp.Regexp // set by Matching: the values that can name anything
+	Var      string
+	Check    OwnerFunc
+	self     bool
+	terms    []string
+	shape    *regexp.Regexp // set by Matching: the values that can name anything
+	children []ChildRule
+}
+
+// Child returns the rule authorizing, besides what it already does, the
+// URI variable v by the last variable it authorizes: check reports whether
+// v's record belongs to that one. A route with a child resource
+// (/lists/{id}/items/{itemId}) authorizes the list by the caller and the
+// item by its list, so another user's item is never reached through one's
+// own list.
+func (o OwnerRule) Child(v string, check ChildFunc) OwnerRule {
+	o.children = append(append([]ChildRule(nil), o.children...), ChildRule{Var: v, Parent: o.last(), Check: check})
+	return o
+}
+
+// Within returns the rule claiming that the handler looks the URI variable
+// v up within the last variable the rule authorizes (WHERE list_id = ? AND
+// id = ?), so no check of its own is needed. The claim is tested, not
+// trusted: the conformance kit swaps v for another user's and requires the
+// answer of an unknown id.
+func (o OwnerRule) Within(v string) OwnerRule {
+	o.children = append(append([]ChildRule(nil), o.children...), ChildRule{Var: v, Parent: o.last()})
+	return o
+}
+
+// last is the variable a new child belongs to.
+func (o OwnerRule) last() string {
+	if n := len(o.children); n > 0 {
+		return o.children[n-1].Var
+	}
+	return o.Var
+}
+
+// Children lists the rule's child variables, in path order.
+func (o OwnerRule) Children() []ChildRule { return append([]ChildRule(nil), o.children...) }
+
+// Covers reports whether the rule authorizes the URI variable v, by the
+// caller or by its parent.
+func (o OwnerRule) Covers(v string) bool {
+	if o.ByVariable() && o.Var == v {
+		return true
+	}
+	for _, c := range o.children {
+		if c.Var == v {
+			return true
+		}
+	}
+	return false
 }
 
 // ByURIVariable authorizes by the URI variable v (a path parameter on HTTP,
@@ -408,6 +489,7 @@ type Confirmation struct {
 	// no Loses goes ahead at once, with no token (a title change, say).
 	whenLoses bool
 	none      bool
+	because   string // why a deletion or a destructive operation asks nothing
 }
 
 // ConfirmWith declares an operation that asks before acting, describing its impact.
@@ -428,8 +510,21 @@ func ConfirmWhenLoses(impact func(ctx context.Context, c *Call) (Impact, error))
 // loses something.
 func (c Confirmation) OnlyWhenLoses() bool { return c.whenLoses }
 
-// NoConfirm declares an operation that acts without asking.
+// NoConfirm declares an operation that acts without asking. A DELETE, or
+// an operation hinted destructive, may not: it asks, or says why not with
+// NoConfirmBecause.
 var NoConfirm = Confirmation{none: true}
+
+// NoConfirmBecause declares a deletion or a destructive operation that
+// acts without asking, and why asking would protect nothing (the change is
+// made against the version the caller read and undone by another call,
+// say). The reason is printed in the guard matrix and the API reference.
+func NoConfirmBecause(reason string) Confirmation {
+	return Confirmation{none: true, because: reason}
+}
+
+// Because is the reason given by NoConfirmBecause; "" otherwise.
+func (c Confirmation) Because() string { return c.because }
 
 // Declared reports whether the rule was written on the declaration.
 func (c Confirmation) Declared() bool { return c.none || c.Impact != nil }

@@ -36,8 +36,9 @@ type Op[I, O any] struct {
 	Confirm      Confirmation
 	Idempotency  Idempotency
 	Hints        Hints
-	Dispatches   bool // starts background work; never idempotent-hinted
-	Record       any  // a typed nil of the record a write changes; its fields bound the arguments
+	Dispatches   bool   // starts background work; never idempotent-hinted
+	Paging       Paging // a listing's page sizes (registry.Paged); its input embeds PageInput, its output PageInfo
+	Record       any    // a typed nil of the record a write changes; its fields bound the arguments
 	// Refusals are the refusals Handle (or Merge) itself may answer beyond
 	// the guards' own, such as a business rule's 409: the HTTP face
 	// documents each under its status, with its code.
@@ -65,6 +66,7 @@ type Operation struct {
 	Idempotency  Idempotency
 	Hints        Hints
 	Dispatches   bool
+	Paging       Paging
 	RecordType   reflect.Type // nil when the operation writes no record
 	Refusals     []*Error     // what the handler itself may refuse with (Op.Refusals)
 	Handle       func(ctx context.Context, c *Call) (any, error)
@@ -77,8 +79,9 @@ type Operation struct {
 // NewInput returns a pointer to a zero input value.
 func (o *Operation) NewInput() any { return o.newInput() }
 
-// Writes reports whether the operation changes anything.
-func (o *Operation) Writes() bool { return o.HTTP.Method != "GET" }
+// Writes reports whether the operation changes anything: every method but
+// GET does, unless the route says it only reads (Route.Reading).
+func (o *Operation) Writes() bool { return o.HTTP.Method != "GET" && !o.HTTP.reads }
 
 // URIVariables lists the path parameters of the HTTP route, in order. Both
 // faces ask on every call: each route is read once, and the list shared
@@ -129,7 +132,7 @@ func Add[I, O any](reg *Registry, op Op[I, O]) {
 		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope,
 		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
 		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
-		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Refusals: op.Refusals,
+		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals,
 		InputType:  reflect.TypeFor[I](),
 		OutputType: reflect.TypeFor[O](),
 		newInput:   func() any { return new(I) },
@@ -169,15 +172,51 @@ type Registry struct {
 
 // ScopeDoc is one scope of the vocabulary and what it permits.
 type ScopeDoc struct {
-	Scope Scope
-	Doc   string
+	Scope  Scope
+	Access Access
+	Doc    string
 }
 
-// DeclareScope adds s to the vocabulary, with a sentence saying what it
-// permits. Each module declares the scopes it introduces; an operation may
-// use a scope another module declared.
-func (r *Registry) DeclareScope(s Scope, doc string) {
-	r.scopes = append(r.scopes, ScopeDoc{Scope: s, Doc: doc})
+// Access says whether a scope permits reading only, or changing too.
+type Access int
+
+// The accesses of a scope. The zero value is undeclared.
+const (
+	accessUndeclared Access = iota
+	// ReadScope permits reads: an operation that writes may not be
+	// declared under it, so a read-only token can never change anything.
+	ReadScope
+	// WriteScope permits writes (and the reads that go with them).
+	WriteScope
+)
+
+// String names the access as the guard matrix prints it.
+func (a Access) String() string {
+	switch a {
+	case ReadScope:
+		return "read"
+	case WriteScope:
+		return "write"
+	}
+	return "undeclared"
+}
+
+// DeclareScope adds s to the vocabulary, as a read or a write scope, with a
+// sentence saying what it permits. Each module declares the scopes it
+// introduces; an operation may use a scope another module declared.
+func (r *Registry) DeclareScope(s Scope, access Access, doc string) {
+	r.scopes = append(r.scopes, ScopeDoc{Scope: s, Access: access, Doc: doc})
+}
+
+// ScopeAccess is the access s was declared with; undeclared for a scope
+// not in the vocabulary.
+func (r *Registry) ScopeAccess(s Scope) Access {
+	for _, d := range r.scopes {
+		if d.Scope == s {
+			return d.Access
+		}
+	}
+	return accessUndeclared
 }
 
 // Scopes lists the declared scopes, sorted.
@@ -278,6 +317,8 @@ func (r *Registry) Check() error {
 			problems = append(problems, fmt.Sprintf("scope %s is declared twice", d.Scope))
 		case d.Doc == "":
 			problems = append(problems, fmt.Sprintf("scope %s has no description", d.Scope))
+		case d.Access != ReadScope && d.Access != WriteScope:
+			problems = append(problems, fmt.Sprintf("scope %s is declared neither a read nor a write scope (registry.ReadScope, registry.WriteScope)", d.Scope))
 		}
 		scopeSeen[d.Scope] = true
 	}
@@ -324,6 +365,8 @@ func (r *Registry) Check() error {
 			add(o, "scope is not declared")
 		case o.Scope != Public && !scopeSeen[o.Scope]:
 			add(o, "scope %s is not in the vocabulary: declare it with DeclareScope", o.Scope)
+		case o.Writes() && r.ScopeAccess(o.Scope) == ReadScope:
+			add(o, "it writes (%s) under the read scope %s: declare it under a write scope, or declare a POST that only reads with Route.Reading", o.HTTP.Method, o.Scope)
 		}
 		for _, clash := range schemaClashes(schemas, o) {
 			add(o, "%s", clash)
@@ -333,6 +376,12 @@ func (r *Registry) Check() error {
 		}
 		if o.Owner.ByVariable() && !strings.Contains(o.HTTP.Path, "{"+o.Owner.Var+"}") {
 			add(o, "owner variable %q is not in the route %s", o.Owner.Var, o.HTTP.Path)
+		}
+		for _, p := range ownerProblems(o) {
+			add(o, "%s", p)
+		}
+		for _, p := range pagingProblems(o) {
+			add(o, "%s", p)
 		}
 		if !o.RateLimit.Declared() {
 			add(o, "rate limit is not declared (registry.PerUser or registry.NoRateLimit)")
@@ -367,6 +416,13 @@ func (r *Registry) Check() error {
 		}
 		if !o.Confirm.Declared() {
 			add(o, "confirmation is not declared (registry.ConfirmWith, registry.ConfirmWhenLoses or registry.NoConfirm)")
+		}
+		if o.Confirm.Declared() && !o.Confirm.Asks() && o.Confirm.Because() == "" && (o.HTTP.Method == "DELETE" || o.Hints.Destructive) {
+			what := "a DELETE"
+			if o.HTTP.Method != "DELETE" {
+				what = "an operation hinted destructive"
+			}
+			add(o, "%s acts without confirmation: ask (registry.ConfirmWith, registry.ConfirmWhenLoses) or say why not (registry.NoConfirmBecause)", what)
 		}
 		if !o.Idempotency.Declared() {
 			add(o, "idempotency is not declared (registry.CreationReplayedBy or registry.NotACreation)")
@@ -526,4 +582,42 @@ func (c *Call) UserID() string {
 func (c *Call) Sent(name string) bool {
 	_, ok := c.Args[name]
 	return ok
+}
+
+// ownerProblems refuses a route whose URI variables the owner rule does not
+// all cover, and children declared out of the path's order: a variable no
+// rule judges names a record nobody authorized (another user's item
+// reached through one's own list).
+func ownerProblems(o *Operation) []string {
+	if !o.Owner.Declared() {
+		return nil // reported as undeclared
+	}
+	vars := o.URIVariables()
+	pos := map[string]int{}
+	for i, v := range vars {
+		pos[v] = i
+	}
+	var out []string
+	for _, c := range o.Owner.children {
+		i, ok := pos[c.Var]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("the owner rule's child {%s} is not in the route %s", c.Var, o.HTTP.Path))
+		case pos[c.Parent] >= i:
+			out = append(out, fmt.Sprintf("the owner rule's child {%s} must come after its parent {%s} in the route %s", c.Var, c.Parent, o.HTTP.Path))
+		}
+	}
+	for _, v := range vars {
+		if o.Owner.Covers(v) {
+			continue
+		}
+		if !o.Owner.ByVariable() {
+			out = append(out, fmt.Sprintf("the route %s names {%s}, but the operation is declared CallerOwned: authorize it (registry.ByURIVariable)", o.HTTP.Path, v))
+			continue
+		}
+		out = append(out, fmt.Sprintf("the URI variable {%s} of %s is authorized by no rule: declare it a child of {%s} "+
+			"(OwnerRule.Child, judged by its parent) or claim the handler looks it up within {%s} (OwnerRule.Within, which the conformance kit tests)",
+			v, o.HTTP.Path, o.Owner.last(), o.Owner.last()))
+	}
+	return out
 }

@@ -100,15 +100,19 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 	})
 }
 
-// Callable reports whether p may call some branch of the tool, as the
-// scope guard judges it. A nil principal calls only public operations.
+// Callable reports whether p may call every branch of the tool, as the
+// scope guard judges each: a tool grouping several operations is listed
+// only to a token holding every scope it needs, since its one listing
+// cannot say which of its actions a token could not call. A nil principal
+// calls only public operations.
 func (f *Face) Callable(p *registry.Principal, tool string) bool {
-	for _, op := range f.ops[tool] {
-		if op.Scope == registry.Public || (p != nil && guards.Scope{}.Refusal(p, op) == nil) {
-			return true
+	ops := f.ops[tool]
+	for _, op := range ops {
+		if op.Scope != registry.Public && (p == nil || guards.Scope{}.Refusal(p, op) != nil) {
+			return false
 		}
 	}
-	return false
+	return len(ops) > 0
 }
 
 // marshalledOnce is a schema as the JSON it will always be sent as.
@@ -129,7 +133,7 @@ func marshalledOnce(schema any) any {
 func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
 	first := ops[0]
 	in := f.inputSchema(ops)
-	h := first.Hints
+	h := Hints(ops)
 	// No output schema: it is optional, and the outputs' schemas would be
 	// two thirds of tools/list, paid for in every conversation. Results
 	// still carry structuredContent (docs/mcp.md: "What a tool answers").
@@ -148,6 +152,22 @@ func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// Hints are the annotations of the tool serving ops: the union of what its
+// operations' hints warn of, so that a tool grouping a deletion with reads
+// is destructive, and read-only or idempotent only when every one of them
+// is. A client deciding from one tool's hints is never told less than one
+// of its actions does.
+func Hints(ops []*registry.Operation) registry.Hints {
+	h := registry.Hints{ReadOnly: true, Idempotent: true}
+	for _, op := range ops {
+		h.ReadOnly = h.ReadOnly && op.Hints.ReadOnly
+		h.Idempotent = h.Idempotent && op.Hints.Idempotent
+		h.Destructive = h.Destructive || op.Hints.Destructive
+		h.OpenWorld = h.OpenWorld || op.Hints.OpenWorld
+	}
+	return h
+}
 
 // title is the declared title, else the tool name in words ("get_trip"
 // gives "Get trip"): short, since every conversation pays for it, and the

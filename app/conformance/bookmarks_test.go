@@ -244,8 +244,8 @@ type module struct {
 const lockReason = "an archived bookmark can be read or deleted, never changed"
 
 func (m module) declare(reg *registry.Registry) {
-	reg.DeclareScope(scopeRead, "Read your bookmarks.")
-	reg.DeclareScope(scopeWrite, "Keep, change, archive and delete your bookmarks.")
+	reg.DeclareScope(scopeRead, registry.ReadScope, "Read your bookmarks.")
+	reg.DeclareScope(scopeWrite, registry.WriteScope, "Keep, change, archive and delete your bookmarks.")
 	owner := registry.ByURIVariable("id", m.s.owns)
 
 	registry.Add(reg, registry.Op[NoInput, List]{

@@ -12,7 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
 	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/operations"
@@ -149,8 +151,6 @@ func TestTheKitCatchesBrokenModules(t *testing.T) {
 			"bookmarks.delete", guards.NameOwner, "someone else's id"},
 		{"a confirmation that acts before its token", flaws{impactDeletes: true},
 			"bookmarks.delete", guards.NameConfirm, "nothing is written without a valid confirmation token"},
-		{"a delete declared without confirmation", flaws{noConfirm: true},
-			"bookmarks.delete", guards.NameConfirm, "no confirmation token: HTTP answered 204"},
 		{"a lock judging a record read without its archived flag", flaws{loadForgetsArchive: true},
 			"bookmarks.update", guards.NameLock, "a locked record: HTTP answered 409"},
 		{"an update declared without a precondition", flaws{noPrecondition: true},
@@ -170,6 +170,19 @@ func TestTheKitCatchesBrokenModules(t *testing.T) {
 			require.Contains(t, strings.Join(failures, "\n"), tt.symptom)
 		})
 	}
+}
+
+// TestCheckRefusesADeleteWithoutConfirmation: a DELETE declared without
+// confirmation and without a reason is refused when the registry is
+// checked, before anything serves it.
+func TestCheckRefusesADeleteWithoutConfirmation(t *testing.T) {
+	t.Parallel()
+	cfg, err := config.Load("", nil)
+	require.NoError(t, err)
+	_, err = app.Registry(product(flaws{noConfirm: true}), cfg)
+	require.ErrorContains(t, err, "bookmarks.delete: a DELETE acts without confirmation")
+	_, err = app.Registry(product(flaws{}), cfg)
+	require.NoError(t, err)
 }
 
 // TestFixturesTheScenariosNeed: an operation without a fixture, or a guard

@@ -22,8 +22,8 @@ const (
 
 func vocabulary() *registry.Registry {
 	reg := registry.New()
-	reg.DeclareScope(read, "Read notes.")
-	reg.DeclareScope(write, "Change notes.")
+	reg.DeclareScope(read, registry.ReadScope, "Read notes.")
+	reg.DeclareScope(write, registry.WriteScope, "Change notes.")
 	return reg
 }
 
@@ -158,7 +158,7 @@ func TestVocabularyIsReadAtIssue(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
 	m := tokens.NewMemory(reg)
-	reg.DeclareScope(read, "Read notes.")
+	reg.DeclareScope(read, registry.ReadScope, "Read notes.")
 	_, err := m.IssueToken(context.Background(), "ada@example.com", []registry.Scope{read})
 	require.NoError(t, err)
 }

@@ -19,8 +19,8 @@ func New(store *Store) *Notes { return &Notes{store: store} }
 // Declare adds the module's scopes and operations to reg, one declaration
 // per operation with every guard written, even when the answer is "no".
 func (n *Notes) Declare(reg *registry.Registry) {
-	reg.DeclareScope(ScopeRead, "Read your notes.")
-	reg.DeclareScope(ScopeWrite, "Create, change, archive and delete your notes.")
+	reg.DeclareScope(ScopeRead, registry.ReadScope, "Read your notes.")
+	reg.DeclareScope(ScopeWrite, registry.WriteScope, "Create, change, archive and delete your notes.")
 
 	registry.Add(reg, registry.Op[NoInput, NoteOutput]{
 		ID:      "notes.get",
@@ -76,7 +76,7 @@ func (n *Notes) Declare(reg *registry.Registry) {
 		Validate:     registry.ValidateWith(validate),
 		Lock:         registry.LockWhen(LockReason, locked),
 		Precondition: registry.RequireVersion,
-		Confirm:      registry.NoConfirm,
+		Confirm:      registry.ConfirmWhenLoses(archiveImpact),
 		Idempotency:  registry.NotACreation,
 		Hints:        registry.Hints{Destructive: true},
 		Record:       (*Note)(nil),
@@ -170,6 +170,19 @@ func (n *Notes) update(ctx context.Context, c *registry.Call, _ *UpdateInput) (N
 		return NoteOutput{}, err
 	}
 	return outputOf(merged), nil
+}
+
+// archiveImpact asks before archiving, which cannot be undone: an archived
+// note is never changed again. Any other change loses nothing the version
+// does not guard, so it goes ahead without asking.
+func archiveImpact(_ context.Context, c *registry.Call) (registry.Impact, error) {
+	prev, merged := c.Previous.(*Note), c.Merged.(*Note)
+	im := registry.Impact{Summary: "changes this note", Loses: []string{}}
+	if merged.Archived && !prev.Archived {
+		im.Summary = "archives this note; it cannot be undone"
+		im.Loses = append(im.Loses, "every further change: an archived note can be read or deleted, never changed")
+	}
+	return im, nil
 }
 
 // deleteImpact is shown before anything is deleted. Its text is fixed, so

@@ -2,7 +2,9 @@ package notes_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -63,7 +65,13 @@ var fixtures = conformance.Fixtures{
 		},
 	},
 	"notes.update": {
+		// Archiving loses every further change, so it asks; a new title
+		// does not.
 		Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
+			return apptest.Request{Vars: map[string]string{"id": newNote(t, a, u)},
+				Args: map[string]any{"title": unique("Archived"), "archived": true}, Version: version(1)}
+		},
+		Harmless: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
 			return apptest.Request{Vars: map[string]string{"id": newNote(t, a, u)},
 				Args: map[string]any{"title": unique("Renamed")}, Version: version(1)}
 		},
@@ -73,8 +81,7 @@ var fixtures = conformance.Fixtures{
 		},
 		Locked: func(t testing.TB, a *apptest.App, u conformance.User, valid apptest.Request) apptest.Request {
 			id := newNote(t, a, u)
-			res := a.Do(t, http.MethodPatch, "/notes/"+id, u.Token, map[string]any{"archived": true}, "If-Match", `"1"`)
-			require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+			archive(t, a, u.Token, id, 1)
 			valid.Vars = map[string]string{"id": id}
 			valid.Version = version(2) // the current version: only the lock may refuse
 			return valid
@@ -106,6 +113,18 @@ func newNote(t testing.TB, a *apptest.App, u conformance.User) string {
 	id, _ := res.JSON(t)["id"].(string)
 	require.NotEmpty(t, id)
 	return id
+}
+
+// archive archives note id at version v as token's user, confirming it.
+func archive(t testing.TB, a *apptest.App, token, id string, v int) {
+	t.Helper()
+	ifMatch := fmt.Sprintf("%q", strconv.Itoa(v))
+	asked := a.Do(t, http.MethodPatch, "/notes/"+id, token, map[string]any{"archived": true}, "If-Match", ifMatch)
+	require.Equal(t, http.StatusConflict, asked.Status, "archiving asks first: %s", asked.Body)
+	tok, _ := asked.JSON(t)["confirmationToken"].(string)
+	res := a.Do(t, http.MethodPatch, "/notes/"+id, token, map[string]any{"archived": true}, "If-Match", ifMatch,
+		operations.HeaderConfirmationToken, tok)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 }
 
 // unique is a title no other fixture uses, so a probe finds its own note.
@@ -163,8 +182,12 @@ func TestBothFaces(t *testing.T) {
 			require.EqualValues(t, 2, h.Body["version"])
 			require.Regexp(t, `^"2-[0-9a-z]+"$`, h.Header.Get("ETag"), "a read's tag: its version, then its answer's hash")
 
-			archived := a.ViaHTTP(t, apptest.Request{Op: op(t, a, "notes.update"), Token: tok,
-				Vars: map[string]string{"id": id}, Args: map[string]any{"archived": true}, Version: version(2)})
+			archiving := apptest.Request{Op: op(t, a, "notes.update"), Token: tok,
+				Vars: map[string]string{"id": id}, Args: map[string]any{"archived": true}, Version: version(2)}
+			asked := a.ViaMCP(t, session, archiving)
+			require.Equal(t, operations.ConfirmationType, asked.Type, "archiving cannot be undone, so it asks: %s", asked.Raw)
+			archiving.Confirm, _ = asked.Body["confirmationToken"].(string)
+			archived := a.ViaHTTP(t, archiving)
 			require.Equal(t, http.StatusOK, archived.Status, string(archived.Raw))
 			change := apptest.Request{Op: op(t, a, "notes.update"), Token: tok,
 				Vars: map[string]string{"id": id}, Args: map[string]any{"title": "Shopping"}, Version: version(3)}
@@ -175,7 +198,7 @@ func TestBothFaces(t *testing.T) {
 			sameProblem(t, h, m)
 
 			del := apptest.Request{Op: op(t, a, "notes.delete"), Token: tok, Vars: map[string]string{"id": id}}
-			asked := a.ViaMCP(t, session, del)
+			asked = a.ViaMCP(t, session, del)
 			require.Equal(t, operations.ConfirmationType, asked.Type, string(asked.Raw))
 			require.Equal(t, http.StatusOK, a.ViaHTTP(t, get).Status, "asking deletes nothing")
 			del.Confirm, _ = asked.Body["confirmationToken"].(string)

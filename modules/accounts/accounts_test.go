@@ -111,7 +111,7 @@ var all = []registry.Scope{scopes.TripsRead, scopes.TripsWrite}
 
 func vocabulary() *registry.Registry {
 	reg := registry.New()
-	reg.DeclareScope(scopes.TripsRead, "read")
-	reg.DeclareScope(scopes.TripsWrite, "write")
+	reg.DeclareScope(scopes.TripsRead, registry.ReadScope, "read")
+	reg.DeclareScope(scopes.TripsWrite, registry.WriteScope, "write")
 	return reg
 }

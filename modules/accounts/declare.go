@@ -25,7 +25,9 @@ func op[I, O any](o registry.Op[I, O]) registry.Op[I, O] {
 	}
 	o.Lock = registry.NoLock
 	o.Precondition = registry.NoPrecondition
-	o.Confirm = registry.NoConfirm
+	if !o.Confirm.Declared() {
+		o.Confirm = registry.NoConfirm
+	}
 	o.Idempotency = registry.NotACreation
 	if o.Owner.Var == "" {
 		o.Owner = registry.CallerOwned
@@ -36,7 +38,7 @@ func op[I, O any](o registry.Op[I, O]) registry.Op[I, O] {
 // Declare adds the account's scope and operations. None is an MCP tool:
 // each has its motive (ADR-080 §2).
 func (a *Auth) Declare(reg *registry.Registry) {
-	reg.DeclareScope(ScopeAccount, "Read, change, export and delete your own account; sign out.")
+	reg.DeclareScope(ScopeAccount, registry.WriteScope, "Read, change, export and delete your own account; sign out.")
 	mailbox := registry.NotATool(registry.MotiveBrowserAndMailbox)
 	a.declarePage(reg)
 
@@ -62,7 +64,8 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		ID: "auth.logout", Summary: "Sign out: every refresh token of the caller is deleted",
 		HTTP: registry.Post("/auth/logout", http.StatusNoContent), Tool: mailbox,
 		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{Destructive: true, Idempotent: true},
-		Handle: a.logout,
+		Confirm: registry.NoConfirmBecause("signing out loses nothing stored: signing in again gives a new session"),
+		Handle:  a.logout,
 	}))
 	registry.Add(reg, op(registry.Op[NoInput, Session]{
 		ID: "auth.session", Summary: "Whether the refresh_token cookie holds a session (never rotates)",
@@ -90,7 +93,8 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		ID: "account.delete", Summary: "Delete the account: its trips go, the person is anonymised; irreversible",
 		HTTP: registry.Delete("/users/me"), Tool: registry.NotATool(registry.MotiveIrreversibleIdentity),
 		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{Destructive: true},
-		Handle: a.deleteMe,
+		Confirm: registry.ConfirmWith(a.deleteImpact),
+		Handle:  a.deleteMe,
 	}))
 	registry.Add(reg, op(registry.Op[NoInput, Export]{
 		ID: "account.export", Summary: "Everything the account holds, as a JSON file",
@@ -122,8 +126,9 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		ID: "account.delete_device", Summary: "Forget one of the caller's devices",
 		HTTP: registry.Delete("/users/me/device-tokens/{token}"), Tool: registry.NotATool(registry.MotiveLiveDevice),
 		Scope: ScopeAccount, Owner: registry.ByURIVariable("token", a.ownsDevice), RateLimit: registry.NoRateLimit,
-		Hints:  registry.Hints{Destructive: true, Idempotent: true},
-		Handle: a.deleteDevice,
+		Hints:   registry.Hints{Destructive: true, Idempotent: true},
+		Confirm: registry.NoConfirmBecause("a device forgotten registers its token again when its app next starts"),
+		Handle:  a.deleteDevice,
 	}))
 	registry.Add(reg, op(normalised(registry.Op[EmailChangeInput, Accepted]{
 		ID: "account.email_change", Summary: "Ask to change the address: a link goes to the new one",

@@ -190,6 +190,18 @@ func (d AccountDeleted) SetCookies() []*http.Cookie {
 	return []*http.Cookie{{Name: RefreshCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode}}
 }
 
+// deleteImpact is what deleting the account loses, shown before anything
+// is deleted: what each module keeping the person's records holds, and
+// the sign-in itself.
+func (a *Auth) deleteImpact(context.Context, *registry.Call) (registry.Impact, error) {
+	im := registry.Impact{Summary: "deletes your account and everything it holds; it cannot be undone",
+		Loses: []string{"your address, your sign-in and every token and connected application"}}
+	for _, h := range a.holders {
+		im.Loses = append(im.Loses, "your "+h.Section())
+	}
+	return im, nil
+}
+
 func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (AccountDeleted, error) {
 	id := c.UserID()
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {

@@ -48,9 +48,10 @@ func (s *Server) declareApps(reg *registry.Registry) {
 	})
 	registry.Add(reg, pageForm(registry.Op[GrantInput, AppsAnswer]{
 		ID: "oauth.revoke_grant", Summary: "End an application's access: its refresh and access tokens are revoked",
-		HTTP:   registry.Post(AppsPath+"/grants/revoke", http.StatusSeeOther).WithForm().WithPages(refusalPage),
-		Hints:  registry.Hints{Destructive: true, Idempotent: true},
-		Handle: s.revokeGrant,
+		HTTP:    registry.Post(AppsPath+"/grants/revoke", http.StatusSeeOther).WithForm().WithPages(refusalPage),
+		Hints:   registry.Hints{Destructive: true, Idempotent: true},
+		Confirm: registry.NoConfirmBecause("the person revokes with one button on the connected-apps page; the application connects again by asking for consent"),
+		Handle:  s.revokeGrant,
 	}, func(in *GrantInput) []registry.Violation {
 		return append(required("csrf", in.CSRF), required("clientId", in.ClientID)...)
 	}))
@@ -61,9 +62,10 @@ func (s *Server) declareApps(reg *registry.Registry) {
 	}, s.checkNewToken))
 	registry.Add(reg, pageForm(registry.Op[TokenRefInput, AppsAnswer]{
 		ID: "oauth.revoke_personal_token", Summary: "Revoke one of the person's personal access tokens",
-		HTTP:   registry.Post(AppsPath+"/tokens/revoke", http.StatusSeeOther).WithForm().WithPages(refusalPage),
-		Hints:  registry.Hints{Destructive: true, Idempotent: true},
-		Handle: s.revokePersonalToken,
+		HTTP:    registry.Post(AppsPath+"/tokens/revoke", http.StatusSeeOther).WithForm().WithPages(refusalPage),
+		Hints:   registry.Hints{Destructive: true, Idempotent: true},
+		Confirm: registry.NoConfirmBecause("the person revokes with one button on the connected-apps page; a new token is made on the same page"),
+		Handle:  s.revokePersonalToken,
 	}, func(in *TokenRefInput) []registry.Violation {
 		return append(required("csrf", in.CSRF), required("tokenId", in.TokenID)...)
 	}))
@@ -79,7 +81,10 @@ func pageForm[I any, PI interface {
 }](o registry.Op[I, AppsAnswer], check func(*I) []registry.Violation) registry.Op[I, AppsAnswer] {
 	o.Tool, o.Scope, o.Owner, o.RateLimit = registry.NotATool(registry.MotiveBrowserAndMailbox), registry.Public, registry.CallerOwned, registry.NoRateLimit
 	o.Lock, o.Precondition = registry.NoLock, registry.NoPrecondition
-	o.Confirm, o.Idempotency = registry.NoConfirm, registry.NotACreation
+	if !o.Confirm.Declared() {
+		o.Confirm = registry.NoConfirm
+	}
+	o.Idempotency = registry.NotACreation
 	return recorded[I, AppsAnswer, PI](o, check)
 }
 

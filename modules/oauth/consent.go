@@ -52,7 +52,7 @@ func (s *Server) Declare(reg *registry.Registry) {
 			HTTP: registry.Post(pendingRoute+d.path, http.StatusSeeOther).WithForm().WithPages(refusalPage), Tool: browser,
 			Scope: registry.Public, Owner: pending, RateLimit: registry.NoRateLimit,
 			Lock: registry.NoLock, Precondition: registry.NoPrecondition,
-			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+			Confirm: decisionConfirm, Idempotency: registry.NotACreation,
 			Hints: registry.Hints{Destructive: !d.approve},
 			Handle: func(ctx context.Context, c *registry.Call, in *DecisionInput) (SentBack, error) {
 				return s.decide(ctx, c, in, d.approve)
@@ -61,6 +61,11 @@ func (s *Server) Declare(reg *registry.Registry) {
 	}
 	s.declareApps(reg)
 }
+
+// decisionConfirm is the consent decisions' confirmation: the consent page
+// is where the person decides, so it asks nothing more, and a denied
+// client can ask again.
+var decisionConfirm = registry.NoConfirmBecause("the person decides on the consent page itself; a denied client can ask again")
 
 // pendingIDLength is the length of a pending authorization's id
 // (randomToken: 32 bytes, base64url).

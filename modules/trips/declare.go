@@ -10,8 +10,8 @@ import (
 
 // Declare adds the trip operations to reg, one declaration each.
 func (t *Trips) Declare(reg *registry.Registry) {
-	reg.DeclareScope(scopes.TripsRead, "Read your trips, their days, shares and exports, and search places.")
-	reg.DeclareScope(scopes.TripsWrite, "Create, change, share and delete your trips.")
+	reg.DeclareScope(scopes.TripsRead, registry.ReadScope, "Read your trips, their days, shares and exports, and search places.")
+	reg.DeclareScope(scopes.TripsWrite, registry.WriteScope, "Create, change, share and delete your trips.")
 	t.declareStages(reg)
 	t.declareShares(reg)
 	t.declareEnrichments(reg)
@@ -24,7 +24,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",
 		HTTP:    registry.Get("/trips"),
-		Tool:    registry.Tool("list_trips", "List the caller's trips, newest first, 20 per page, optionally filtered by title or dates. Use an id from here with get_trip."),
+		Tool:    registry.Tool("list_trips", "List the caller's trips, newest first, 20 per page (itemsPerPage up to 100), optionally filtered by title or dates. Use an id from here with get_trip."),
 
 		Scope:        scopes.TripsRead,
 		Owner:        registry.CallerOwned,
@@ -35,6 +35,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Confirm:      registry.NoConfirm,
 		Idempotency:  registry.NotACreation,
 		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+		Paging:       registry.Paged(20, 100),
 
 		Handle: t.list,
 	})
@@ -143,7 +144,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NoInput, StreamTicket]{
 		ID:      "trips.events_ticket",
 		Summary: "Get a ticket that opens the trip's event stream once, for a browser's EventSource",
-		HTTP:    registry.Post("/trips/{id}/events/ticket", http.StatusOK),
+		HTTP:    registry.Post("/trips/{id}/events/ticket", http.StatusOK).Reading(), // the ticket opens a read
 		Tool:    registry.NotATool(registry.MotiveInfrastructure),
 
 		Scope:        scopes.TripsRead,
@@ -154,7 +155,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Precondition: registry.NoPrecondition,
 		Confirm:      registry.NoConfirm,
 		Idempotency:  registry.NotACreation,
-		Hints:        registry.Hints{},
+		Hints:        registry.Hints{ReadOnly: true},
 
 		Handle: t.eventsTicket,
 	})

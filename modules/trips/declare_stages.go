@@ -17,6 +17,11 @@ const editStagesDoc = "Change the days of a trip. action picks the change: " +
 	"move (stageId and toIndex), delete (stageId; a trip keeps at least two days), " +
 	"rest_day (stageId: a rest day after that day). Answers the new version."
 
+// dayEdit is why the stage edits ask nothing: each is made against the
+// version the caller read, and changes how the route is cut into days,
+// never the route itself, so another edit cuts it back.
+var dayEdit = registry.NoConfirmBecause("a day edit is made against the version the caller read and recuts the days of a route kept whole; another edit cuts them back")
+
 // declareStages adds the stage operations: get_stage and the five branches
 // of edit_stages, each declared once with every guard.
 func (t *Trips) declareStages(reg *registry.Registry) {
@@ -27,7 +32,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Tool:    registry.Tool("get_stage", "Read one day of a trip in full: distance, climbing, alerts with their places, accommodations near its end and the chosen one. Take stageId from get_trip."),
 
 		Scope:        scopes.TripsRead,
-		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),
+		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead).Within("stageId"),
 		RateLimit:    registry.NoRateLimit,
 		Validate:     registry.NotValidated,
 		Lock:         registry.NoLock,
@@ -47,7 +52,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeAdd, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
-		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Confirm: dayEdit, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[AddStageInput](t),
@@ -58,10 +63,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}", http.StatusAccepted),
 		Tool: registry.ToolAction(editStages, editStagesDoc, "update"),
 
-		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeUpdateStage, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
-		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Confirm: dayEdit, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[UpdateStageInput](t),
@@ -72,10 +77,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}/move", http.StatusAccepted),
 		Tool: registry.ToolAction(editStages, editStagesDoc, "move"),
 
-		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeMove, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
-		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Confirm: dayEdit, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[MoveStageInput](t),
@@ -86,10 +91,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		HTTP: registry.Delete("/trips/{id}/stages/{stageId}"),
 		Tool: registry.ToolAction(editStages, editStagesDoc, "delete"),
 
-		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeDelete, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
-		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Confirm: dayEdit, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[NoInput](t),
@@ -100,10 +105,10 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		HTTP: registry.Post("/trips/{id}/stages/{stageId}/rest-day", http.StatusAccepted),
 		Tool: registry.ToolAction(editStages, editStagesDoc, "rest_day"),
 
-		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeRestDay, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
-		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation,
+		Confirm: dayEdit, Idempotency: registry.NotACreation,
 		Hints: registry.Hints{Destructive: true}, Dispatches: true, Record: (*Stage)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 
 		Handle: saveWith[NoInput](t),

@@ -314,7 +314,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}/accommodation", http.StatusAccepted),
 		Tool: registry.Tool("choose_accommodation", "Choose one of a day's accommodation candidates by the id get_stage lists: the day ends there, the next starts there. A null id deselects. Needs the version."),
 
-		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit,
+		Scope: scopes.TripsWrite, Owner: owner.Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeChoose, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},
@@ -330,7 +330,7 @@ func (t *Trips) declareEnrichments(reg *registry.Registry) {
 		HTTP: registry.Post("/trips/{id}/stages/{stageId}/poi-waypoint", http.StatusOK),
 		Tool: registry.Tool("add_waypoint", "Route a day through a point of interest and answer the detour (distance, climb, time). Nothing is stored; the version does not move."),
 
-		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.PerUser(30, time.Minute),
+		Scope: scopes.TripsWrite, Owner: owner.Within("stageId"), RateLimit: registry.PerUser(30, time.Minute),
 		Load: t.loadDays, Validate: registry.ValidateWith(validateDays), Merge: t.mergeWaypoint,
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{OpenWorld: true},
@@ -434,7 +434,7 @@ func (t *Trips) declareManual(reg *registry.Registry) {
 		HTTP: registry.Post("/trips/{id}/stages/{stageId}/accommodations/manual", http.StatusAccepted),
 		Tool: registry.NotATool(registry.MotiveUIVocabulary),
 
-		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.PerUser(30, time.Minute),
+		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.PerUser(30, time.Minute),
 		Load: t.loadEditable, Merge: t.mergeManual, Validate: registry.ValidateWith(validateDays),
 		Lock: registry.LockWhen(LockReason, lockedDays), Precondition: registry.RequireVersion,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{},

@@ -15,15 +15,11 @@ import (
 )
 
 func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List, error) {
-	page, per := max(in.Page, 1), in.ItemsPerPage
-	if per <= 0 {
-		per = 20
-	}
-	rows, total, err := t.store.List(ctx, c.UserID(), Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate}, page, per)
+	rows, total, err := t.store.List(ctx, c.UserID(), Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate}, in.Offset(), in.Limit())
 	if err != nil {
 		return List{}, err
 	}
-	out := List{Member: make([]Summary, 0, len(rows)), TotalItems: total, Page: page, ItemsPerPage: per}
+	out := List{Member: make([]Summary, 0, len(rows)), PageInfo: in.Info(total)}
 	for i := range rows {
 		r := &rows[i].Trip
 		out.Member = append(out.Member, Summary{

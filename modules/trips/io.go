@@ -2,6 +2,8 @@ package trips
 
 import (
 	"time"
+
+	"cairn.dev/cairn/registry"
 )
 
 // CreateInput is what a creation accepts: the source and the settings, and
@@ -42,11 +44,10 @@ type UpdateInput struct {
 
 // ListInput selects a page of the caller's trips.
 type ListInput struct {
-	Page         int    `json:"page,omitempty" minimum:"1" doc:"Page number, from 1 (default 1)."`
-	ItemsPerPage int    `json:"itemsPerPage,omitempty" minimum:"1" maximum:"100" doc:"Trips per page (1 to 100, default 20)."`
-	Title        string `json:"title,omitempty" maxLength:"255" doc:"Only trips whose title contains this text (case-insensitive)."`
-	StartDate    string `json:"startDate,omitempty" doc:"Only trips starting on or after this day (YYYY-MM-DD)."`
-	EndDate      string `json:"endDate,omitempty" doc:"Only trips ending on or before this day (YYYY-MM-DD)."`
+	registry.PageInput
+	Title     string `json:"title,omitempty" maxLength:"255" doc:"Only trips whose title contains this text (case-insensitive)."`
+	StartDate string `json:"startDate,omitempty" doc:"Only trips starting on or after this day (YYYY-MM-DD)."`
+	EndDate   string `json:"endDate,omitempty" doc:"Only trips ending on or before this day (YYYY-MM-DD)."`
 }
 
 // NoInput is the input of operations addressed by their URI variables alone.
@@ -164,10 +165,8 @@ type Summary struct {
 
 // List is one page of trips, newest first.
 type List struct {
-	Member       []Summary `json:"member" doc:"The trips of this page, newest first."`
-	TotalItems   int       `json:"totalItems" doc:"How many trips match, over all pages."`
-	Page         int       `json:"page" doc:"This page's number."`
-	ItemsPerPage int       `json:"itemsPerPage" doc:"Page size used."`
+	Member []Summary `json:"member" doc:"The trips of this page, newest first."`
+	registry.PageInfo
 }
 
 // Deleted is the answer of a deletion (HTTP answers 204 without it).

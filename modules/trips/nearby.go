@@ -95,7 +95,7 @@ func (t *Trips) declareNearby(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NearbyInput, Nearby]{
 		ID:      "trips.nearby_pois",
 		Summary: "Find water, shelter, food and help near the rider",
-		HTTP:    registry.Post("/trips/{id}/nearby-pois", http.StatusOK),
+		HTTP:    registry.Post("/trips/{id}/nearby-pois", http.StatusOK).Reading(), // a search, its body the query
 		Tool:    registry.NotATool(registry.MotiveLiveDevice),
 
 		Scope:        scopes.TripsRead,
@@ -108,7 +108,7 @@ func (t *Trips) declareNearby(reg *registry.Registry) {
 		Precondition: registry.NoPrecondition,
 		Confirm:      registry.NoConfirm,
 		Idempotency:  registry.NotACreation,
-		Hints:        registry.Hints{},
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
 		Record:       (*NearbyInput)(nil), // nothing is written: the search judges its own arguments
 
 		Handle: t.nearby,

@@ -509,8 +509,9 @@ type Listed struct {
 	TotalDistance float64 // km
 }
 
-// List returns one page of the user's trips, newest first, and the total.
-func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int) ([]Listed, int, error) {
+// List returns the user's trips from offset on, at most per of them,
+// newest first, and the total.
+func (s *Store) List(ctx context.Context, userID string, f Filter, offset, per int) ([]Listed, int, error) {
 	title := ""
 	if f.Title != "" {
 		title = "%" + strings.ToLower(escapeLike(f.Title)) + "%"
@@ -523,7 +524,6 @@ func (s *Store) List(ctx context.Context, userID string, f Filter, page, per int
 		by = f.EndBy
 	}
 	filter := []any{userID, title, title, from, from, by, by}
-	offset := (page - 1) * per
 	rows, err := s.reads.page.Query(ctx, append(filter, per, offset)...)
 	if err != nil {
 		return nil, 0, err

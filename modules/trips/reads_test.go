@@ -175,7 +175,7 @@ func TestListCountsRidingDaysAndPages(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				rows, total, err := s.List(ctx, user, tc.filter, tc.page, tc.per)
+				rows, total, err := s.List(ctx, user, tc.filter, (tc.page-1)*tc.per, tc.per)
 				require.NoError(t, err)
 				var ids []string
 				for _, r := range rows {
@@ -186,7 +186,7 @@ func TestListCountsRidingDaysAndPages(t *testing.T) {
 			})
 		}
 
-		rows, _, err := s.List(ctx, user, Filter{Title: "100%"}, 1, 20)
+		rows, _, err := s.List(ctx, user, Filter{Title: "100%"}, 0, 20)
 		require.NoError(t, err)
 		require.Len(t, rows, 1)
 		require.Equal(t, 2, rows[0].StageCount, "the rest day is not a riding day")
@@ -194,7 +194,7 @@ func TestListCountsRidingDaysAndPages(t *testing.T) {
 		require.Equal(t, "Alps 100%", *rows[0].Trip.Title)
 		require.Equal(t, StatusReady, rows[0].Trip.Status)
 		require.Equal(t, "analyzed", listStatus(&rows[0].Trip), "settled statuses, days stored")
-		rows, _, err = s.List(ctx, user, Filter{Title: "Jura"}, 1, 20)
+		rows, _, err = s.List(ctx, user, Filter{Title: "Jura"}, 0, 20)
 		require.NoError(t, err)
 		require.Zero(t, rows[0].StageCount)
 		require.Zero(t, rows[0].TotalDistance)

@@ -247,7 +247,7 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 			ID: "stages.file_" + format, Summary: "One day as a " + format + " file",
 			HTTP: registry.Get("/trips/{id}/stages/{stageId}/export." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
 
-			Scope: scopes.TripsRead, Owner: owner, RateLimit: registry.NoRateLimit,
+			Scope: scopes.TripsRead, Owner: owner.Within("stageId"), RateLimit: registry.NoRateLimit,
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
@@ -263,7 +263,7 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 			ID: "shares.stage_file_" + format, Summary: "One day of a shared trip as a " + format + " file, without a token",
 			HTTP: registry.Get("/s/{code}/stages/{index}." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
 
-			Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
+			Scope: registry.Public, Owner: public.Within("index"), RateLimit: registry.NoRateLimit,
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {

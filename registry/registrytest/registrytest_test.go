@@ -129,7 +129,7 @@ func TestTheWalkCatchesBrokenDeclarations(t *testing.T) {
 
 func vocabulary() *registry.Registry {
 	reg := registry.New()
-	reg.DeclareScope("things:write", "Change things.")
+	reg.DeclareScope("things:write", registry.WriteScope, "Change things.")
 	return reg
 }
 
@@ -148,7 +148,7 @@ func read[I any](id, path, tool string) registry.Op[I, out] {
 func TestCheckReportsEveryClashAtOnce(t *testing.T) {
 	t.Parallel()
 	reg := vocabulary()
-	reg.DeclareScope("things:write", "Again.")
+	reg.DeclareScope("things:write", registry.WriteScope, "Again.")
 	registry.Add(reg, read[one.Input]("things.one", "/one", "read_one"))
 	registry.Add(reg, read[two.Input]("things.two", "/two", "read_two"))
 	registry.Add(reg, read[in]("things.one", "/three", "read_three"))
