@@ -31,6 +31,7 @@ type ConfirmationStore interface {
 type Confirm struct {
 	Store ConfirmationStore
 	TTL   time.Duration
+	Tx    ReadOnly // where the impact runs: it describes, it never acts
 }
 
 var _ Guard = Confirm{}
@@ -56,7 +57,11 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 		}
 		return next(ctx, c)
 	}
-	impact, err := c.Op.Confirm.Impact(ctx, c)
+	var impact registry.Impact
+	err = readOnly(ctx, g.Tx, c.Op.ID+": the confirmation's impact", func(ctx context.Context) error {
+		impact, err = c.Op.Confirm.Impact(ctx, c)
+		return err
+	})
 	if err != nil {
 		return err
 	}

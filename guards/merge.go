@@ -7,8 +7,10 @@ import (
 )
 
 // Merge applies the input onto a copy of Previous (or onto defaults, for a
-// creation) and keeps the result as Merged.
-type Merge struct{}
+// creation) and keeps the result as Merged. Merge runs where it cannot
+// write (ReadOnly): it runs before validation, so what it wrote would stay
+// behind a refusal.
+type Merge struct{ Tx ReadOnly }
 
 var _ Guard = Merge{}
 
@@ -16,11 +18,15 @@ var _ Guard = Merge{}
 func (Merge) Name() string { return NameMerge }
 
 // Check implements Guard.
-func (Merge) Check(ctx context.Context, c *registry.Call, next Next) error {
-	merged, err := c.Op.Merge(ctx, c)
+func (g Merge) Check(ctx context.Context, c *registry.Call, next Next) error {
+	err := readOnly(ctx, g.Tx, c.Op.ID+": Merge", func(ctx context.Context) error {
+		merged, err := c.Op.Merge(ctx, c)
+		c.Merged = merged
+		return err
+	})
 	if err != nil {
+		c.Merged = nil
 		return err
 	}
-	c.Merged = merged
 	return next(ctx, c)
 }

@@ -13,6 +13,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -91,4 +92,38 @@ func ids(fsys fs.FS) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// createTable finds the tables a migration creates.
+var createTable = regexp.MustCompile(`(?i)\bcreate\s+(?:virtual\s+)?table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?`)
+
+// Tables lists the tables the source's up migrations create, sorted: the
+// module's own tables, whose rows the conformance kit counts.
+func (s Source) Tables() ([]string, error) {
+	var names []string
+	err := fs.WalkDir(s.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".up.sql") {
+			names = append(names, path)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		raw, err := fs.ReadFile(s.FS, n)
+		if err != nil {
+			return nil, fmt.Errorf("migrations of %s: %w", s.Module, err)
+		}
+		for _, m := range createTable.FindAllStringSubmatch(string(raw), -1) {
+			if t := strings.ToLower(m[1]); !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

@@ -123,6 +123,22 @@ func tripWithDays(t testing.TB, e env) apptest.Request {
 	return apptest.Request{Vars: map[string]string{"id": id}}
 }
 
+// settledTrip is a trip whose days are computed and whose analyses have
+// all settled: an analysis asked for meanwhile is refused as running.
+func settledTrip(t testing.TB, e env) apptest.Request {
+	r := tripWithDays(t, e)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := e.a.Do(t, http.MethodGet, "/trips/"+r.Vars["id"], e.token, nil)
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		if settled(res.JSON(t)) {
+			return r
+		}
+		require.True(t, time.Now().Before(deadline), "the trip's analyses never settled: %s", res.Body)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func stageReq(t testing.TB, e env, km int, settings map[string]any, which int, args map[string]any) apptest.Request {
 	id, ids, v := e.days(t, km, settings)
 	vars := map[string]string{"id": id}
@@ -337,7 +353,7 @@ var fixtures = conformance.Fixtures{
 	"places.search": {Valid: valid(func(t testing.TB, e env) apptest.Request {
 		return apptest.Request{Args: map[string]any{"q": "Lyon"}}
 	})},
-	"trips.analyze": {Valid: valid(tripWithDays)},
+	"trips.analyze": {Valid: valid(settledTrip)},
 	"stages.choose_accommodation": {
 		Valid: valid(func(t testing.TB, e env) apptest.Request {
 			return stageReq(t, e, 200, nil, 0, map[string]any{"accommodationId": nil})

@@ -157,3 +157,10 @@ func Quote(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// ErrWroteWhileReading is the failure of a function a declaration gives
+// the guards that wrote where it may only read: a Load, a Merge or an
+// impact function runs in a read-only transaction (storage.Tx.ReadOnly),
+// and a write there fails loudly, naming the function, on every engine.
+var ErrWroteWhileReading = errors.New("a function that may only read wrote; " +
+	"Load, Merge and impact functions must not write: the writing belongs in Handle, which runs after every guard")

@@ -88,7 +88,12 @@ func guard(dc driver.Conn) (driver.Conn, error) {
 
 // sqliteConn is a driver connection that refuses a query belonging to a
 // transaction another connection holds.
-type sqliteConn struct{ inner sqliteDriverConn }
+type sqliteConn struct {
+	inner sqliteDriverConn
+	// stuck is set when a read-only transaction ended without the
+	// connection being let write again: the pool then drops it.
+	stuck atomic.Bool
+}
 
 func (c *sqliteConn) refuse(ctx context.Context, query string) error {
 	o, ok := ctx.Value(ownerKey{}).(*txOwner)
@@ -121,11 +126,44 @@ func (c *sqliteConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
 }
 
+// BeginTx begins a transaction. A read-only one is a deferred BEGIN (the
+// driver takes no write lock for it) on a connection set query_only until
+// it ends, so that a write inside it fails at once.
 func (c *sqliteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if err := c.refuse(ctx, "BEGIN"); err != nil {
 		return nil, err
 	}
-	return c.inner.BeginTx(ctx, opts)
+	if !opts.ReadOnly {
+		return c.inner.BeginTx(ctx, opts)
+	}
+	if _, err := c.inner.ExecContext(ctx, "PRAGMA query_only = 1", nil); err != nil {
+		return nil, err
+	}
+	tx, err := c.inner.BeginTx(ctx, opts)
+	if err != nil {
+		_, _ = c.inner.ExecContext(context.Background(), "PRAGMA query_only = 0", nil)
+		return nil, err
+	}
+	return readOnlyTx{conn: c, inner: tx}, nil
+}
+
+// readOnlyTx lets its connection write again once it ends.
+type readOnlyTx struct {
+	conn  *sqliteConn
+	inner driver.Tx
+}
+
+func (t readOnlyTx) Commit() error   { return t.end(t.inner.Commit()) }
+func (t readOnlyTx) Rollback() error { return t.end(t.inner.Rollback()) }
+
+func (t readOnlyTx) end(err error) error {
+	if _, perr := t.conn.inner.ExecContext(context.Background(), "PRAGMA query_only = 0", nil); perr != nil {
+		t.conn.stuck.Store(true)
+		if err == nil {
+			err = perr
+		}
+	}
+	return err
 }
 
 func (c *sqliteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -145,7 +183,7 @@ func (c *sqliteConn) QueryContext(ctx context.Context, query string, args []driv
 func (c *sqliteConn) Close() error                           { return c.inner.Close() }
 func (c *sqliteConn) Ping(ctx context.Context) error         { return c.inner.Ping(ctx) }
 func (c *sqliteConn) ResetSession(ctx context.Context) error { return c.inner.ResetSession(ctx) }
-func (c *sqliteConn) IsValid() bool                          { return c.inner.IsValid() }
+func (c *sqliteConn) IsValid() bool                          { return !c.stuck.Load() && c.inner.IsValid() }
 
 type sqliteStmt struct {
 	conn  *sqliteConn

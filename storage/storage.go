@@ -31,6 +31,8 @@ import (
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/migrate"
 	"modernc.org/sqlite" // the pure-Go SQLite driver
+
+	"cairn.dev/cairn/registry"
 )
 
 // Engine names the database engine behind a DB.
@@ -148,6 +150,53 @@ type Tx struct{ DB *bun.DB }
 // transaction runs on one connection taken from the pool, which the context
 // names on SQLite so that the others refuse its queries (ErrBesideTx).
 func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return t.run(ctx, nil, fn)
+}
+
+// ReadOnly runs fn in a read-only transaction carried by ctx, where a
+// write fails loudly on both engines: PostgreSQL refuses it ("cannot
+// execute … in a read-only transaction"), SQLite runs the transaction with
+// query_only set ("attempt to write a readonly database"). The guards run
+// the functions a declaration gives them that must only read (Load, Merge,
+// an impact) in one, so a module that writes there is caught on either
+// engine by its own tests, and what names such a write is its error:
+// ReadOnly wraps a refused write as registry.ErrWroteWhileReading, naming
+// what.
+// Inside a transaction already carried by ctx, fn joins it unchecked.
+func (t Tx) ReadOnly(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	err := t.run(ctx, &sql.TxOptions{ReadOnly: true}, fn)
+	if err != nil && refusedWrite(err) {
+		return fmt.Errorf("%w: %s wrote to the database (%w)", registry.ErrWroteWhileReading, what, err)
+	}
+	return err
+}
+
+// refusedWrite reports whether err, or an error it wraps, is either
+// engine's refusal of a write inside a read-only transaction: a module
+// may wrap it in an error of its own whose text hides the cause.
+func refusedWrite(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	if strings.Contains(s, "SQLSTATE 25006") || strings.Contains(s, "read-only transaction") ||
+		strings.Contains(s, "attempt to write a readonly database") {
+		return true
+	}
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		return refusedWrite(x.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			if refusedWrite(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (t Tx) run(ctx context.Context, opts *sql.TxOptions, fn func(ctx context.Context) error) error {
 	if _, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return fn(ctx)
 	}
@@ -165,7 +214,7 @@ func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error 
 		return err
 	}
 	hooks := &commitHooks{}
-	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = conn.RunInTx(ctx, opts, func(ctx context.Context, tx bun.Tx) error {
 		ctx = context.WithValue(ctx, txKey{}, tx)
 		ctx = context.WithValue(ctx, hooksKey{}, hooks)
 		if owner.conn != nil {

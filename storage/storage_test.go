@@ -3,11 +3,13 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 	"cairn.dev/cairn/storage/storagetest"
 )
@@ -370,5 +372,44 @@ func TestAfterCommit(t *testing.T) {
 		ran := false
 		storage.AfterCommit(ctx, func() { ran = true })
 		require.True(t, ran, "outside a transaction it runs at once")
+	})
+}
+
+// TestReadOnlyRefusesWrites: inside Tx.ReadOnly a read goes through and a
+// write fails on both engines, naming what wrote; the refused write leaves
+// nothing, and the connection writes again once the transaction ended.
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	t.Parallel()
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
+		notes(t, db)
+		ctx := context.Background()
+		tx := storage.Tx{DB: db}
+		require.NoError(t, write(ctx, db, "before"))
+		before := count(t, db)
+
+		err := tx.ReadOnly(ctx, "notes.update: Merge", func(ctx context.Context) error {
+			n, err := storage.Conn(ctx, db).NewSelect().Model((*note)(nil)).Count(ctx)
+			require.NoError(t, err, "a read goes through")
+			require.EqualValues(t, before, n)
+			return nil
+		})
+		require.NoError(t, err)
+
+		err = tx.ReadOnly(ctx, "notes.update: Merge", func(ctx context.Context) error {
+			return write(ctx, db, "in-a-read")
+		})
+		require.ErrorIs(t, err, registry.ErrWroteWhileReading)
+		require.ErrorContains(t, err, "notes.update: Merge wrote to the database")
+		require.Equal(t, before, count(t, db), "the refused write left nothing")
+
+		err = tx.ReadOnly(ctx, "a failing read", func(context.Context) error { return errFailed })
+		require.ErrorIs(t, err, errFailed, "another error is given as it is")
+		require.NotErrorIs(t, err, registry.ErrWroteWhileReading)
+
+		// Every pooled connection writes again after a read-only transaction.
+		for i := range 10 {
+			require.NoError(t, write(ctx, db, fmt.Sprintf("after-%d", i)))
+		}
+		require.Equal(t, before+10, count(t, db))
 	})
 }

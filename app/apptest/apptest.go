@@ -21,6 +21,8 @@ import (
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/app/jobs"
+	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
 )
@@ -33,6 +35,10 @@ type App struct {
 	Config  config.Config
 	Product app.Product
 	Tokens  app.TokenIssuer
+	Auth    guards.Authenticator // who a token is, as the authenticate guard resolves it
+	Queue   *jobs.Queue          // the job queue (Hold keeps background work from running)
+
+	causes *causes // what was logged as errors, by request id
 }
 
 // Option changes the configuration before start.
@@ -87,8 +93,9 @@ func NewLogged(t testing.TB, product app.Product, log *slog.Logger, opts ...Opti
 			t.Fatal(err)
 		}
 	}
-	a := &App{Config: cfg, Product: product}
-	fxApp := fx.New(app.Options(product, cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Tokens))
+	a := &App{Config: cfg, Product: product, causes: &causes{byID: map[string][]string{}}}
+	log = slog.New(recording{next: log.Handler(), causes: a.causes})
+	fxApp := fx.New(app.Options(product, cfg, log), fx.NopLogger, fx.Populate(&a.Server, &a.DB, &a.Tokens, &a.Auth, &a.Queue))
 	if err := fxApp.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +153,18 @@ func (r *Response) JSON(t testing.TB) map[string]any {
 	return m
 }
 
-// Do sends an HTTP request. body may be nil, a string (sent as is) or any
+// Do sends an HTTP request, following redirects. body may be nil, a string (sent as is) or any
 // value (sent as JSON). headers alternate names and values.
 func (a *App) Do(t testing.TB, method, path, token string, body any, headers ...string) *Response {
+	t.Helper()
+	return a.send(t, http.DefaultClient, method, path, token, body, headers...)
+}
+
+// stayingClient answers a redirect as it is, as a face answered it.
+var stayingClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// send sends an HTTP request through client.
+func (a *App) send(t testing.TB, client *http.Client, method, path, token string, body any, headers ...string) *Response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -176,7 +192,7 @@ func (a *App) Do(t testing.TB, method, path, token string, body any, headers ...
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,33 +113,96 @@ func Guards(op *registry.Operation) []string {
 	return out
 }
 
-// Exercise drives, for every operation of a's registry and every guard that applies to it
-// (guards.Applies), on both faces, a request that guard must refuse, and compares the refusals
-// (same problem type and status on HTTP and MCP). An operation without a fixture fails, and so
-// does a guard whose fixture field is missing (e.g. Invalid for a validated operation, Written for
-// a confirmed one). One subtest per operation/guard, run in parallel.
+// Exercise drives, for every operation of a's registry, on both faces,
+// every scenario that applies to it (Scenarios): a request each guard
+// that applies must refuse (guards.Applies), the hostile checks, the
+// Valid call, another user's records kept out of every read, the tool's
+// listing and the merged record. It then drives them again one call at a
+// time, counting what each call changes in the module's own tables: a
+// refusal, a replay and a read change nothing, a creation writes its
+// record once. An operation without a fixture fails, and so does a guard
+// whose fixture field is missing (Invalid for a validated operation,
+// Written for a confirmed one) or a fixture field the declaration gives no
+// use (Locked without a lock).
+//
+// The application must be the kit's alone while it runs: the count reads
+// whole tables.
 func Exercise(t *testing.T, a *apptest.App, fx Fixtures) {
 	t.Helper()
-	ops := a.Server.Registry.Operations()
-	for _, p := range unfixed(ops, fx) {
+	reg := a.Server.Registry
+	ops := reg.Operations()
+	for _, p := range fixtureProblems(ops, fx) {
 		t.Error(p)
 	}
-	for _, op := range ops {
-		if _, ok := fx[op.ID]; !ok {
-			continue // reported above
+	t.Run("each", func(t *testing.T) {
+		for _, op := range ops {
+			if _, ok := fx[op.ID]; !ok {
+				continue // reported above
+			}
+			for _, sc := range Scenarios(reg, op) {
+				t.Run(op.ID+"/"+sc, func(t *testing.T) {
+					t.Parallel()
+					run(t, a, fx, op, sc, nil)
+				})
+			}
 		}
-		for _, g := range Guards(op) {
-			t.Run(op.ID+"/"+g, func(t *testing.T) {
-				t.Parallel()
-				Refuse(t, a, fx, op, g)
-			})
+	})
+	if t.Failed() {
+		return // the count would repeat the failures above, one call at a time
+	}
+	t.Run("writes", func(t *testing.T) {
+		c := newCensus(t, a)
+		for _, op := range ops {
+			for _, sc := range counted(reg, op) {
+				t.Run(op.ID+"/"+sc, func(t *testing.T) { run(t, a, fx, op, sc, c) })
+			}
 		}
-		for _, h := range Hostile(op) {
-			t.Run(op.ID+"/"+h, func(t *testing.T) {
-				t.Parallel()
-				Attack(t, a, fx, op, h)
-			})
-		}
+	})
+}
+
+// Run drives one scenario of Scenarios for one operation (what Exercise
+// runs in a subtest): a guard's name, a hostile check or a policy
+// scenario.
+func Run(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, scenario string) {
+	t.Helper()
+	run(t, a, fx, op, scenario, nil)
+}
+
+// RunCounted is Run counting what each call changes in the module's own
+// tables, as the second pass of Exercise does: a refused call, a replay
+// or a read that changed a row fails, and so does a creation that did not
+// write its record exactly once.
+func RunCounted(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, scenario string) {
+	t.Helper()
+	run(t, a, fx, op, scenario, newCensus(t, a))
+}
+
+func run(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, name string, c *census) {
+	t.Helper()
+	fix, ok := fx[op.ID]
+	if !ok {
+		t.Fatalf("%s has no fixture: add one to the module's conformance test", op.ID)
+	}
+	if fix.Valid == nil {
+		t.Fatalf("%s: its fixture has no Valid call, which every scenario breaks one thing of", op.ID)
+	}
+	s := &scenario{t: t, a: a, op: op, fx: fx, fix: fix, sessions: map[string]*mcp.ClientSession{}, addr: newAddress(), census: c}
+	s.u = s.user(a.Server.Registry.Scopes())
+	switch name {
+	case ScenarioValid:
+		s.validCall()
+	case ScenarioCollection:
+		s.collection()
+	case ScenarioListing:
+		s.listing()
+	case ScenarioMerge:
+		s.merge()
+	case HostileFields:
+		s.hostileFields()
+	case HostileText:
+		s.hostileText()
+	default:
+		s.refuse(name)
 	}
 }
 
@@ -193,15 +256,12 @@ func unfixed(ops []*registry.Operation, fx Fixtures) []string {
 // a guard is caught by its scenario failing.
 func Refuse(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, guard string) {
 	t.Helper()
-	fix, ok := fx[op.ID]
-	if !ok {
-		t.Fatalf("%s has no fixture: add one to the module's conformance test", op.ID)
-	}
-	if fix.Valid == nil {
-		t.Fatalf("%s: its fixture has no Valid call, which every scenario breaks one thing of", op.ID)
-	}
-	s := &scenario{t: t, a: a, op: op, fix: fix, sessions: map[string]*mcp.ClientSession{}, addr: newAddress()}
-	s.u = s.user(a.Server.Registry.Scopes())
+	run(t, a, fx, op, guard, nil)
+}
+
+// refuse drives the refusal of one guard.
+func (s *scenario) refuse(guard string) {
+	t := s.t
 	switch guard {
 	case guards.NameAuthenticate:
 		s.authenticate()
@@ -227,6 +287,6 @@ func Refuse(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, g
 		if why, ok := nonRefusing[guard]; ok {
 			t.Fatalf("the %s guard refuses nothing itself: it %s", guard, why)
 		}
-		t.Fatalf("no refusal scenario for guard %q", guard)
+		t.Fatalf("no scenario %q", guard)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
@@ -53,20 +52,7 @@ func Hostile(op *registry.Operation) []string {
 // Attack runs one hostile check for one operation (what Exercise runs in a subtest).
 func Attack(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, check string) {
 	t.Helper()
-	fix, ok := fx[op.ID]
-	if !ok || fix.Valid == nil {
-		t.Fatalf("%s has no fixture with a Valid call: add one to the module's conformance test", op.ID)
-	}
-	s := &scenario{t: t, a: a, op: op, fix: fix, sessions: map[string]*mcp.ClientSession{}, addr: newAddress()}
-	s.u = s.user(a.Server.Registry.Scopes())
-	switch check {
-	case HostileFields:
-		s.hostileFields()
-	case HostileText:
-		s.hostileText()
-	default:
-		t.Fatalf("no hostile check %q", check)
-	}
+	run(t, a, fx, op, check, nil)
 }
 
 // reservedOnMCP are the argument names the MCP face reads itself.
@@ -188,7 +174,7 @@ func (s *scenario) hostileFields() {
 			sent = append(sent, n)
 		}
 		out := s.send(f, r)
-		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s, %s: the record's unpublished fields are refused: %d %s", s.op.ID, faceName(f), out.Status, out.Raw)
+		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s, %s: the record's unpublished fields are refused: %d %s", s.op.ID, faceName(f), out.Status, s.a.Explain(out))
 		got := fields(out.Body)
 		for _, n := range sent {
 			require.Contains(s.t, got, registry.Clip(n), "%s, %s: the record's field %s is refused by name, never dropped or written", s.op.ID, faceName(f), n)
@@ -243,8 +229,8 @@ func (s *scenario) hostileText() {
 			where := fmt.Sprintf("%s, %s, %s", s.op.ID, faceName(f), field)
 
 			nul := probe("a\x00b")
-			require.Equal(s.t, http.StatusUnprocessableEntity, nul.Status, "%s: a NUL character is refused: %s", where, nul.Raw)
-			require.Contains(s.t, fields(nul.Body), field, "%s: the NUL's refusal names the argument: %s", where, nul.Raw)
+			require.Equal(s.t, http.StatusUnprocessableEntity, nul.Status, "%s: a NUL character is refused: %s", where, s.a.Explain(nul))
+			require.Contains(s.t, fields(nul.Body), field, "%s: the NUL's refusal names the argument: %s", where, s.a.Explain(nul))
 
 			big := probe(huge)
 			switch {

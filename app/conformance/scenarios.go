@@ -5,7 +5,9 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -33,10 +35,16 @@ type scenario struct {
 	t        testing.TB
 	a        *apptest.App
 	op       *registry.Operation
+	fx       Fixtures
 	fix      Fixture
 	u        User
 	sessions map[string]*mcp.ClientSession // by token, for the MCP face
 	addr     string                        // the client address HTTP calls come from (X-Forwarded-For)
+	// census, when set, counts what each call changes in the module's
+	// tables: a refusal, and a read, must change nothing. changed is what
+	// the last call sent changed.
+	census  *census
+	changed []change
 }
 
 var addresses atomic.Uint32
@@ -80,8 +88,43 @@ func (s *scenario) valid(u User) apptest.Request {
 
 func newKey() string { return "conformance-" + uuid.NewString() }
 
-// send sends r to one face.
+// send sends r to one face. Under a census it holds background work while
+// the call runs and fails when a refused call, or a read, changed the
+// module's tables.
 func (s *scenario) send(f face, r apptest.Request) apptest.Outcome {
+	s.t.Helper()
+	if s.census == nil || streams(s.op) {
+		// A stream answers as the background work goes (a trip's events
+		// until its computations settle): it cannot run while that work
+		// is held, and is not counted.
+		return s.deliver(f, r)
+	}
+	release := s.a.Queue.Hold()
+	defer release()
+	before := s.census.take(s.t)
+	out := s.deliver(f, r)
+	s.changed = changes(before, s.census.take(s.t))
+	if len(s.changed) == 0 {
+		return out
+	}
+	switch {
+	case out.Status >= 400:
+		s.t.Fatalf("%s, %s: the call was refused (%d %s), yet it changed the module's tables: %s; "+
+			"nothing may be written before every guard has passed (Load, Merge and impacts only read, Handle writes)",
+			s.op.ID, faceName(f), out.Status, out.Type, describe(s.changed))
+	case !s.op.Writes():
+		s.t.Fatalf("%s, %s: a read changed the module's tables: %s", s.op.ID, faceName(f), describe(s.changed))
+	}
+	return out
+}
+
+// streams reports whether op answers an event stream.
+func streams(op *registry.Operation) bool {
+	return op.OutputType.Implements(reflect.TypeFor[registry.Streamer]())
+}
+
+// deliver sends r to one face.
+func (s *scenario) deliver(f face, r apptest.Request) apptest.Outcome {
 	s.t.Helper()
 	if f == viaHTTP {
 		return s.a.ViaHTTP(s.t, r)
@@ -105,12 +148,12 @@ func (s *scenario) faces() []face {
 func (s *scenario) both(name, want string, build func(f face) apptest.Request) (h, m apptest.Outcome) {
 	s.t.Helper()
 	h = s.send(viaHTTP, build(viaHTTP))
-	require.Equal(s.t, want, h.Type, "%s, %s: HTTP answered %d %s", s.op.ID, name, h.Status, h.Raw)
+	require.Equal(s.t, want, h.Type, "%s, %s: HTTP answered %d %s", s.op.ID, name, h.Status, s.a.Explain(h))
 	if !s.op.Tool.IsTool() {
 		return h, h
 	}
 	m = s.send(viaMCP, build(viaMCP))
-	require.Equal(s.t, want, m.Type, "%s, %s: MCP answered %d %s", s.op.ID, name, m.Status, m.Raw)
+	require.Equal(s.t, want, m.Type, "%s, %s: MCP answered %d %s", s.op.ID, name, m.Status, s.a.Explain(m))
 	require.Equal(s.t, h.Status, m.Status, "%s, %s: the same status on both faces", s.op.ID, name)
 	return h, m
 }
@@ -170,11 +213,11 @@ func (s *scenario) rateLimit() {
 			// Every call that reaches the limiter counts, whatever a later
 			// guard answers (a repeat of a versioned write is 412).
 			within = s.a.ViaHTTP(s.t, call())
-			require.NotEqual(s.t, http.StatusTooManyRequests, within.Status, "%s (%s): call %d is within the limit: %s", s.op.ID, rule, i+1, within.Raw)
+			require.NotEqual(s.t, http.StatusTooManyRequests, within.Status, "%s (%s): call %d is within the limit: %s", s.op.ID, rule, i+1, s.a.Explain(within))
 		}
 		if rule.Silent {
 			over := s.a.ViaHTTP(s.t, call())
-			require.Equal(s.t, within.Status, over.Status, "%s (%s): a silent limit answers over the limit as within it: %s", s.op.ID, rule, over.Raw)
+			require.Equal(s.t, within.Status, over.Status, "%s (%s): a silent limit answers over the limit as within it: %s", s.op.ID, rule, s.a.Explain(over))
 			require.Empty(s.t, over.Header.Get("Retry-After"), "%s (%s): a silent limit says nothing", s.op.ID, rule)
 			continue
 		}
@@ -182,7 +225,7 @@ func (s *scenario) rateLimit() {
 			// The MCP face's address is its session's; only HTTP calls
 			// choose theirs.
 			h := s.a.ViaHTTP(s.t, call())
-			require.Equal(s.t, problem(registry.KindRateLimited), h.Type, "%s (%s): over the limit: %d %s", s.op.ID, rule, h.Status, h.Raw)
+			require.Equal(s.t, problem(registry.KindRateLimited), h.Type, "%s (%s): over the limit: %d %s", s.op.ID, rule, h.Status, s.a.Explain(h))
 			require.NotEmpty(s.t, h.Header.Get("Retry-After"), "%s: a 429 says when to come back", s.op.ID)
 			continue
 		}
@@ -194,40 +237,65 @@ func (s *scenario) rateLimit() {
 	}
 }
 
+// owner drives, for each URI variable the owner rule covers in turn (the
+// record by the caller, each child by its parent), an unknown value and
+// the matching record of someone else, made by the module's own Valid
+// fixture run as a second user: both are 404 with identical bodies that
+// never echo the value, and someone else's record is not changed.
 func (s *scenario) owner() {
-	v := s.op.Owner.Var
-	unknown := uuid.NewString()
-	hu, mu := s.both("an unknown id", problem(registry.KindNotFound), func(face) apptest.Request {
-		r := s.valid(s.u)
-		s.names(r, v)
-		r.Vars = maps.Clone(r.Vars)
-		r.Vars[v] = unknown
-		return r
-	})
-	require.NotContains(s.t, string(hu.Raw)+string(mu.Raw), unknown, "%s: the id is never echoed", s.op.ID)
-	if s.op.Scope == registry.Public || s.op.Owner.Terms() != nil {
-		// A term of a closed list (registry.OneOf) is nobody's: every
-		// caller may address every term, and only an unknown one is 404.
-		// A public operation has no caller to own anything: its rule judges
-		// the id alone (an active share code, say), so another user's
-		// record is as readable as one's own.
-		return
+	var other User
+	var theirs apptest.Request
+	sample := s.valid(s.u)
+	for _, v := range s.op.URIVariables() {
+		unknown := unknownLike(sample.Vars[v])
+		hu, mu := s.both("an unknown {"+v+"}", problem(registry.KindNotFound), func(face) apptest.Request {
+			r := s.valid(s.u)
+			s.names(r, v)
+			r.Vars = maps.Clone(r.Vars)
+			r.Vars[v] = unknown
+			return r
+		})
+		require.NotContains(s.t, string(hu.Raw)+string(mu.Raw), unknown, "%s: the value of {%s} is never echoed", s.op.ID, v)
+		if s.op.Scope == registry.Public || (v == s.op.Owner.Var && s.op.Owner.Terms() != nil) {
+			// A term of a closed list (registry.OneOf) is nobody's: every
+			// caller may address every term, and only an unknown one is
+			// 404. A public operation has no caller to own anything: its
+			// rule judges the value alone (an active share code, say), so
+			// another user's record is as readable as one's own.
+			continue
+		}
+		if other.Token == "" {
+			other = s.user(s.a.Server.Registry.Scopes())
+			theirs = s.valid(other) // the module's own records, made by someone else
+		}
+		s.names(theirs, v)
+		foreign := theirs.Vars[v]
+		hf, mf := s.both("someone else's {"+v+"}", problem(registry.KindNotFound), func(face) apptest.Request {
+			r := s.valid(s.u)
+			if r.Vars[v] == foreign {
+				s.t.Fatalf("%s: the Valid fixture named the same {%s} for two users (%q): the kit cannot tell theirs from one's own", s.op.ID, v, foreign)
+			}
+			r.Vars = maps.Clone(r.Vars)
+			r.Vars[v] = foreign
+			return r
+		})
+		require.Equal(s.t, unstamped(hu.Raw), unstamped(hf.Raw), "%s: an unknown {%s} and someone else's give byte-identical HTTP bodies", s.op.ID, v)
+		require.Equal(s.t, unstamped(mu.Raw), unstamped(mf.Raw), "%s: an unknown {%s} and someone else's give identical tool errors", s.op.ID, v)
+		require.NotContains(s.t, string(hf.Raw)+string(mf.Raw), foreign, "%s: the value of {%s} is never echoed", s.op.ID, v)
+		if s.fix.Written != nil {
+			require.False(s.t, s.fix.Written(s.t, s.a, other, theirs), "%s: someone else's record was changed through {%s}", s.op.ID, v)
+		}
 	}
-	other := s.user(s.a.Server.Registry.Scopes())
-	theirs := s.valid(other) // the module's own record, made by someone else
-	s.names(theirs, v)
-	foreign := theirs.Vars[v]
-	hf, mf := s.both("someone else's id", problem(registry.KindNotFound), func(face) apptest.Request {
-		r := clone(theirs)
-		r.Token = s.u.Token
-		return r
-	})
-	require.Equal(s.t, unstamped(hu.Raw), unstamped(hf.Raw), "%s: unknown and someone else's id give byte-identical HTTP bodies", s.op.ID)
-	require.Equal(s.t, unstamped(mu.Raw), unstamped(mf.Raw), "%s: unknown and someone else's id give identical tool errors", s.op.ID)
-	require.NotContains(s.t, string(hf.Raw)+string(mf.Raw), foreign, "%s: the id is never echoed", s.op.ID)
-	if s.fix.Written != nil {
-		require.False(s.t, s.fix.Written(s.t, s.a, other, theirs), "%s: someone else's record was changed", s.op.ID)
+}
+
+// unknownLike is a value that names nothing, of the form of valid: a
+// number where the Valid call names a position (a day's index), an id
+// otherwise.
+func unknownLike(valid string) string {
+	if valid != "" && strings.Trim(valid, "0123456789") == "" {
+		return "987654"
 	}
+	return uuid.NewString()
 }
 
 // names fails unless r names its record by the URI variable v.
@@ -340,7 +408,7 @@ func (s *scenario) confirm() {
 	r := clone(asked[0])
 	r.Confirm, _ = h.Body["confirmationToken"].(string)
 	done := s.a.ViaHTTP(s.t, r)
-	require.Less(s.t, done.Status, 300, "%s: the call confirmed with its token acts: %s", s.op.ID, done.Raw)
+	require.Less(s.t, done.Status, 300, "%s: the call confirmed with its token acts: %s", s.op.ID, s.a.Explain(done))
 	require.True(s.t, s.fix.Written(s.t, s.a, s.u, asked[0]), "%s: Written does not see the confirmed call's write, so it cannot prove a refusal wrote nothing", s.op.ID)
 	if !s.op.Confirm.OnlyWhenLoses() {
 		return
@@ -350,7 +418,7 @@ func (s *scenario) confirm() {
 	for _, f := range s.faces() {
 		r := s.as(s.u, s.fix.Harmless(s.t, s.a, s.u))
 		o := s.send(f, clone(r))
-		require.Less(s.t, o.Status, 300, "%s: a call that loses nothing acts without a token: %s", s.op.ID, o.Raw)
+		require.Less(s.t, o.Status, 300, "%s: a call that loses nothing acts without a token: %s", s.op.ID, s.a.Explain(o))
 		require.NotEqual(s.t, operations.ConfirmationType, o.Type, "%s: a call that loses nothing is not asked to confirm", s.op.ID)
 		require.True(s.t, s.fix.Written(s.t, s.a, s.u, r), "%s: the call that loses nothing wrote", s.op.ID)
 	}
@@ -364,8 +432,9 @@ func (s *scenario) idempotency() {
 	})
 	s.need(s.fix.Conflicting != nil, "Conflicting, arguments another call of the same key must not reuse", "is an idempotent creation")
 	base := s.valid(s.u)
-	first := s.a.ViaHTTP(s.t, clone(base))
-	require.Less(s.t, first.Status, 300, "%s: the valid creation succeeds: %s", s.op.ID, first.Raw)
+	first := s.send(viaHTTP, clone(base))
+	require.Less(s.t, first.Status, 300, "%s: the valid creation succeeds: %s", s.op.ID, s.a.Explain(first))
+	s.createdOnce()
 	s.both("the key reused with other arguments", problem(registry.KindConflict), func(face) apptest.Request {
 		r := s.as(s.u, s.fix.Conflicting(clone(base)))
 		r.Key = base.Key
@@ -373,12 +442,36 @@ func (s *scenario) idempotency() {
 	})
 	for _, f := range s.faces() {
 		again := s.send(f, clone(base))
-		require.Less(s.t, again.Status, 300, "%s: the same key and arguments are a replay: %s", s.op.ID, again.Raw)
+		require.Less(s.t, again.Status, 300, "%s: the same key and arguments are a replay: %s", s.op.ID, s.a.Explain(again))
+		if s.census != nil && len(s.changed) > 0 {
+			s.t.Fatalf("%s, %s: a replay changed the module's tables: %s; a replay answers the first call's record and writes nothing",
+				s.op.ID, faceName(f), describe(s.changed))
+		}
 		if id, ok := first.Body["id"]; ok {
 			require.Equal(s.t, id, again.Body["id"], "%s: a replay answers what the first call created", s.op.ID)
 		} else {
 			require.Equal(s.t, first.Body, again.Body, "%s: a replay answers the first call's result", s.op.ID)
 		}
+	}
+}
+
+// createdOnce fails, under a census, unless the creation just sent made
+// exactly one record: one row in its record's table, or at least one row
+// somewhere when the record names no table.
+func (s *scenario) createdOnce() {
+	s.t.Helper()
+	if s.census == nil {
+		return
+	}
+	if table := recordTable(s.op); table != "" {
+		if n := addedTo(s.changed, table); n != 1 {
+			s.t.Fatalf("%s: a valid creation must write its record exactly once; it added %d row(s) to %s (%s)",
+				s.op.ID, n, table, describe(s.changed))
+		}
+		return
+	}
+	if len(s.changed) == 0 {
+		s.t.Fatalf("%s: a valid creation changed none of the module's tables", s.op.ID)
 	}
 }
 

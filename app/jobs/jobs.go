@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -63,6 +64,10 @@ const PurgeEvery = time.Hour
 
 // Queue is the River client and what it runs.
 type Queue struct {
+	// gate holds every job before it runs while Hold has it: a test that
+	// measures what one call wrote holds the queue, so that no background
+	// work writes meanwhile.
+	gate   sync.RWMutex
 	client *river.Client[*sql.Tx]
 	driver riverdriver.Driver[*sql.Tx]
 	pool   *sql.DB // River's own, on SQLite
@@ -181,7 +186,11 @@ func (q *Queue) Start(ctx context.Context, cfg Config, work []Work, log *slog.Lo
 	if cfg.RescueAfter <= cfg.Timeout {
 		return fmt.Errorf("job queue: a job must be rescued after (%s) more than its timeout (%s)", cfg.RescueAfter, cfg.Timeout)
 	}
-	var middleware []rivertype.Middleware
+	middleware := []rivertype.Middleware{river.WorkerMiddlewareFunc(func(ctx context.Context, _ *rivertype.JobRow, work func(context.Context) error) error {
+		q.gate.RLock()
+		defer q.gate.RUnlock()
+		return work(ctx)
+	})}
 	if cfg.Observe != nil {
 		middleware = append(middleware, river.WorkerMiddlewareFunc(func(ctx context.Context, job *rivertype.JobRow, work func(context.Context) error) error {
 			start := time.Now()
@@ -206,6 +215,15 @@ func (q *Queue) Start(ctx context.Context, cfg Config, work []Work, log *slog.Lo
 	}
 	q.client = client
 	return client.Start(ctx)
+}
+
+// Hold waits for the jobs running in this process to finish and keeps any
+// other from starting until release is called: what a call writes can
+// then be told from what background work writes. Jobs are still fetched
+// and wait; one held past its timeout is retried as any timed-out job.
+func (q *Queue) Hold() (release func()) {
+	q.gate.Lock()
+	return q.gate.Unlock
 }
 
 // Stop stops fetching, lets running jobs finish until ctx ends, then cancels them.

@@ -1,0 +1,3 @@
+DROP TABLE gear_items;
+--bun:split
+DROP TABLE gear_lists;
