@@ -37,7 +37,8 @@ var layers = []layer{
 		members: []string{
 			"cairn.dev/cairn/registry/...", "cairn.dev/cairn/guards/...", "cairn.dev/cairn/operations/...",
 			"cairn.dev/cairn/tools/...", "cairn.dev/cairn/storage/...", "cairn.dev/cairn/migrations/...",
-			"cairn.dev/cairn/progress/...", "cairn.dev/cairn/metrics/...", "cairn.dev/cairn/app/...",
+			"cairn.dev/cairn/progress/...", "cairn.dev/cairn/metrics/...", "cairn.dev/cairn/outbound/...",
+			"cairn.dev/cairn/app/...",
 		},
 		forbidden: []string{
 			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/planner/...", "cairn.dev/cairn/examples/...",

@@ -13,12 +13,12 @@ import (
 	"github.com/uptrace/bun"
 
 	"cairn.dev/cairn/modules/oauth"
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/route/routing"
 	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/outbound"
 )
 
 // routeSource adapts the route sources to the trips pipeline, telling a
@@ -46,7 +46,7 @@ func permanent(se *source.Error) string {
 	if se.Code == source.CodeEmptyRoute {
 		return trips.FailureEmpty
 	}
-	var st *fetch.StatusError
+	var st *outbound.StatusError
 	switch {
 	case errors.As(se.Err, &st):
 		if st.Code < 500 && st.Code != http.StatusTooManyRequests {
@@ -55,8 +55,8 @@ func permanent(se *source.Error) string {
 		return ""
 	case errors.Is(se.Err, source.ErrUnsupported):
 		return trips.FailureUnsupported
-	case errors.Is(se.Err, fetch.ErrForbiddenAddress) || errors.Is(se.Err, fetch.ErrScheme) ||
-		errors.Is(se.Err, fetch.ErrRedirect) || errors.Is(se.Err, fetch.ErrHostNotAllowed):
+	case errors.Is(se.Err, outbound.ErrForbiddenAddress) || errors.Is(se.Err, outbound.ErrScheme) ||
+		errors.Is(se.Err, outbound.ErrRedirect) || errors.Is(se.Err, outbound.ErrHostNotAllowed):
 		return trips.FailureRefused
 	}
 	return ""
@@ -64,7 +64,7 @@ func permanent(se *source.Error) string {
 
 func provideSource(cfg Settings) (trips.Source, error) {
 	opts := source.Options{
-		Fetch: fetch.Options{AllowHTTP: cfg.SourceAllowHTTP},
+		Fetch: outbound.Options{AllowHTTP: cfg.SourceAllowHTTP},
 		Cache: source.NewMemoryCache(1000, nil),
 	}
 	for _, p := range splitList(cfg.SourceAllow) {
