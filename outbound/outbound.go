@@ -24,6 +24,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -388,4 +389,23 @@ func retryAfter(h http.Header) time.Duration {
 		return 0
 	}
 	return time.Duration(s) * time.Second
+}
+
+// ParseAllow reads a comma-separated list of address ranges for
+// Options.Allow, as a configuration key holds it ("127.0.0.1/32,
+// 10.1.0.0/16"); blanks are skipped, and an empty list allows nothing
+// beyond the rules.
+func ParseAllow(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, r := range strings.Split(s, ",") {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(r)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address range such as 127.0.0.1/32", r)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/door"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/modules/mail/mailtest"
 	"cairn.dev/cairn/planner"
 	"cairn.dev/cairn/planner/plannertest"
@@ -195,23 +196,18 @@ func TestSessionReadsTheCookie(t *testing.T) {
 	require.Equal(t, http.StatusOK, refresh(t, a, refreshTok).Status)
 }
 
-// authOf builds the human door over a's database, as the commands do.
-func authOf(t *testing.T, a *plannertest.App, sender mail.Sender) *accounts.Auth {
+// authOf builds the human door over a's database and configured mail, as
+// the commands do.
+func authOf(t *testing.T, a *plannertest.App) *accounts.Auth {
 	t.Helper()
-	set, err := planner.Decode(a.Config)
-	require.NoError(t, err)
-	as, err := planner.AuthSettings(a.Config, set)
-	require.NoError(t, err)
-	au, err := accounts.NewAuth(accounts.NewStore(a.DB, a.Server.Registry), sender, as, nil, slog.New(slog.DiscardHandler))
+	au, err := door.NewAuth(a.Config, planner.Words(), accounts.NewStore(a.DB, a.Server.Registry), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return au
 }
 
 func TestEarlyAccessAndInvitation(t *testing.T) {
 	a, smtp := signInApp(t, nil)
-	sender, err := mail.NewSMTP(smtp.URL, "Cairn <no-reply@cairn.local>")
-	require.NoError(t, err)
-	au := authOf(t, a, sender)
+	au := authOf(t, a)
 	ctx := context.Background()
 
 	res := doFrom(t, a, "198.51.100.1", http.MethodPost, "/access-requests", "", map[string]any{"email": "Early@Example.com"})
@@ -323,7 +319,7 @@ func TestTheMailedLinkOpensASignInPage(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
 	u := conformance.NewUser(t, a.App)
-	link := magicToken(t, a.App, u)
+	link := doortest.LinkToken(t, a.App, u.Email)
 	page := a.Do(t, http.MethodGet, "/auth/verify/"+link, "", nil)
 	require.Equal(t, http.StatusOK, page.Status, string(page.Body))
 	require.Equal(t, "text/html; charset=utf-8", page.Header.Get("Content-Type"))

@@ -2,17 +2,13 @@ package planner
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
-	"os"
 	"strings"
 
 	"github.com/uptrace/bun"
 
-	"cairn.dev/cairn/modules/oauth"
 	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/route/routing"
@@ -67,12 +63,9 @@ func provideSource(cfg Settings) (trips.Source, error) {
 		Fetch: outbound.Options{AllowHTTP: cfg.SourceAllowHTTP},
 		Cache: source.NewMemoryCache(1000, nil),
 	}
-	for _, p := range splitList(cfg.SourceAllow) {
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("source_allow: %q is not an address range such as 127.0.0.1/32", p)
-		}
-		opts.Fetch.Allow = append(opts.Fetch.Allow, prefix)
+	var err error
+	if opts.Fetch.Allow, err = outbound.ParseAllow(cfg.SourceAllow); err != nil {
+		return nil, fmt.Errorf("source_allow: %w", err)
 	}
 	for _, kv := range splitList(cfg.SourceBaseURLs) {
 		name, u, ok := strings.Cut(kv, "=")
@@ -94,33 +87,6 @@ func provideSource(cfg Settings) (trips.Source, error) {
 		return nil, fmt.Errorf("source_base_urls: %w", err)
 	}
 	return routeSource{f: f}, nil
-}
-
-// provideMetadataFetcher is the client metadata documents' fetch client:
-// the SSRF rules of the route sources, with the ranges and roots the
-// deployment adds (none by default).
-func provideMetadataFetcher(cfg Settings) (oauth.Fetcher, error) {
-	var p oauth.FetchPolicy
-	for _, r := range splitList(cfg.OAuthMetadataAllow) {
-		prefix, err := netip.ParsePrefix(r)
-		if err != nil {
-			return nil, fmt.Errorf("oauth_metadata_allow: %q is not an address range such as 127.0.0.1/32", r)
-		}
-		p.Allow = append(p.Allow, prefix)
-	}
-	if cfg.OAuthMetadataRoots != "" {
-		pem, err := os.ReadFile(cfg.OAuthMetadataRoots)
-		if err != nil {
-			return nil, fmt.Errorf("oauth_metadata_roots: %w", err)
-		}
-		if p.RootCAs, err = x509.SystemCertPool(); err != nil {
-			p.RootCAs = x509.NewCertPool()
-		}
-		if !p.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("oauth_metadata_roots: %s holds no PEM certificate", cfg.OAuthMetadataRoots)
-		}
-	}
-	return oauth.NewFetcher(p), nil
 }
 
 func splitList(s string) []string {

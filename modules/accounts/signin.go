@@ -57,6 +57,7 @@ type Auth struct {
 	seal     cipher.AEAD
 	signKey  []byte
 	holders  []Holder
+	words    Words
 	now      func() time.Time
 }
 
@@ -69,8 +70,13 @@ type Holder interface {
 	Export(ctx context.Context, userID string) (any, error)
 }
 
-// NewAuth builds the human door over the store and the mail sender.
-func NewAuth(store *Store, sender mail.Sender, set Settings, holders []Holder, log *slog.Logger) (*Auth, error) {
+// NewAuth builds the human door over the store and the mail sender, in
+// the product's words.
+func NewAuth(store *Store, sender mail.Sender, set Settings, words Words, holders []Holder, log *slog.Logger) (*Auth, error) {
+	words, err := words.complete()
+	if err != nil {
+		return nil, err
+	}
 	secret := set.Secret
 	if secret == "" {
 		b := make([]byte, 32)
@@ -94,8 +100,11 @@ func NewAuth(store *Store, sender mail.Sender, set Settings, holders []Holder, l
 	}
 	signKey := sha256.Sum256([]byte("cairn access-request signature\x00" + secret))
 	return &Auth{store: store, mail: sender, log: log, frontend: strings.TrimRight(set.FrontendURL, "/"),
-		seal: aead, signKey: signKey[:], holders: holders, now: func() time.Time { return time.Now().UTC() }}, nil
+		seal: aead, signKey: signKey[:], holders: holders, words: words, now: func() time.Time { return time.Now().UTC() }}, nil
 }
+
+// Words are the product's words the door speaks, defaults filled in.
+func (a *Auth) Words() Words { return a.words }
 
 // randomHex is n random bytes, hex-encoded.
 func randomHex(n int) string {
@@ -173,10 +182,10 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 		return nil, false, fmt.Errorf("--email: %s", verr.Violations[0].Reason)
 	}
 	if locale == "" {
-		locale = "fr"
+		locale = a.words.Locale
 	}
-	if locale != "fr" && locale != "en" {
-		return nil, false, fmt.Errorf("--locale: %q is not fr or en", locale)
+	if !supported(locale) {
+		return nil, false, fmt.Errorf("--locale: %q is not one of %s", locale, strings.Join(Locales, ", "))
 	}
 	var (
 		u       *User
@@ -204,7 +213,7 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	if err := a.mail.Send(ctx, invitation(u, link)); err != nil {
+	if err := a.mail.Send(ctx, a.message("invitation", u.Locale, u.Email, link)); err != nil {
 		return u, created, fmt.Errorf("the user exists but the invitation could not be mailed (run the command again): %w", err)
 	}
 	return u, created, nil
