@@ -191,16 +191,22 @@ func senderOf(cfg config.Config, log *slog.Logger) (mail.Sender, error) {
 	return Mailer(cfg, set, log)
 }
 
-func authSettingsOf(cfg config.Config) (accounts.Settings, error) {
+// authSettingsOf are the running server's settings: without frontend_url
+// or public_url, links point at the server's own URL, with its real port.
+func authSettingsOf(cfg config.Config, srv *app.Server) (accounts.Settings, error) {
 	set, err := Decode(cfg)
 	if err != nil {
 		return accounts.Settings{}, err
 	}
-	return AuthSettings(cfg, set)
+	as, err := AuthSettings(cfg, set)
+	if set.FrontendURL == "" && cfg.PublicURL == "" {
+		as.FrontendURL, as.Server = "", srv.URL
+	}
+	return as, err
 }
 
 // AuthSettings points mailed links at the front, by default the server
-// itself. Without auth_secret, a secret is drawn once and kept in
+// itself (public_url, else the configured address). Without auth_secret, a secret is drawn once and kept in
 // data_dir, so that refresh tokens and links survive a restart and the
 // product's commands share it with the server; replicas must set
 // auth_secret.

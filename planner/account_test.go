@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
-	"cairn.dev/cairn/door"
-	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/door"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/mail/mailtest"
 	"cairn.dev/cairn/planner"
@@ -294,9 +294,9 @@ func TestFailedMailIsReported(t *testing.T) {
 func TestDeletionReachesAnotherReplica(t *testing.T) {
 	smtp := mailtest.Start(t)
 	url := ""
-	first := plannertest.New(t, withSMTP(smtp), apptest.Postgres, func(_ testing.TB, c *config.Config) { url = c.DatabaseURL })
+	first := plannertest.New(t, doortest.WithSMTP(smtp), apptest.Postgres, func(_ testing.TB, c *config.Config) { url = c.DatabaseURL })
 	// A second replica on the same database, with a token cache of its own.
-	second := plannertest.New(t, withSMTP(smtp), func(_ testing.TB, c *config.Config) {
+	second := plannertest.New(t, doortest.WithSMTP(smtp), func(_ testing.TB, c *config.Config) {
 		c.DatabaseURL = url
 		*c = c.With("auth_cache_ttl", "0s")
 	})

@@ -23,12 +23,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
 	"cairn.dev/cairn/door"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/mail"
+	"cairn.dev/cairn/modules/mail/mailtest"
 	"cairn.dev/cairn/registry"
 )
+
+// WithSMTP points the product's mail at an SMTP server started in the
+// test (mailtest.Start), with a fixed auth_secret, instead of the outbox.
+func WithSMTP(s *mailtest.Server) apptest.Option {
+	return func(_ testing.TB, c *config.Config) {
+		*c = c.With("smtp_url", s.URL).With("auth_secret", "a test secret of enough length")
+	}
+}
 
 // ClientName is the name the tests' OAuth clients register under; Consent
 // checks that the page shows it.

@@ -392,7 +392,7 @@ func (a *Auth) emailChange(ctx context.Context, c *registry.Call, in *EmailChang
 		TableExpr("email_change_tokens").Exec(ctx); err != nil {
 		return Accepted{}, err
 	}
-	link := a.frontend + "/account/email-change/" + token
+	link := a.frontend() + "/account/email-change/" + token
 	if err := a.mail.Send(ctx, a.message("email-change", u.Locale, email, link)); err != nil {
 		_, _ = db.NewDelete().Table("email_change_tokens").Where("token_hash = ?", digest(token)).Exec(ctx)
 		return Accepted{}, registry.Unavailable("the confirmation could not be mailed; try again shortly", err)
@@ -475,7 +475,7 @@ func (a *Auth) requestAccess(ctx context.Context, c *registry.Call, in *EmailInp
 	}
 	expires := a.now().Add(AccessLinkTTL).Unix()
 	q := url.Values{"email": {email}, "expires": {strconv.FormatInt(expires, 10)}, "signature": {a.sign(email, expires)}}
-	link := a.frontend + "/access-requests/verify?" + q.Encode()
+	link := a.frontend() + "/access-requests/verify?" + q.Encode()
 	if err := a.mail.Send(ctx, a.message("access-request", a.words.Locale, email, link)); err != nil {
 		// Removed, so that asking again makes a new request and a new mail.
 		_, _ = db.NewDelete().Table("access_requests").Where("email = ?", email).Exec(ctx)

@@ -41,6 +41,9 @@ const sessionToken = "session"
 type Settings struct {
 	// FrontendURL is where mailed links point ({frontend}/auth/verify/{token}).
 	FrontendURL string
+	// Server, when FrontendURL is empty, is read at each mail instead:
+	// the server's own URL, with its real port once it listens.
+	Server func() string
 	// Secret keys the refresh tokens' encryption and the access requests'
 	// signatures. Empty: a random one per process (links and refresh
 	// tokens then do not survive a restart, nor work across replicas).
@@ -53,7 +56,7 @@ type Auth struct {
 	store    *Store
 	mail     mail.Sender
 	log      *slog.Logger
-	frontend string
+	frontend func() string
 	seal     cipher.AEAD
 	signKey  []byte
 	holders  []Holder
@@ -99,7 +102,12 @@ func NewAuth(store *Store, sender mail.Sender, set Settings, words Words, holder
 		return nil, err
 	}
 	signKey := sha256.Sum256([]byte("cairn access-request signature\x00" + secret))
-	return &Auth{store: store, mail: sender, log: log, frontend: strings.TrimRight(set.FrontendURL, "/"),
+	front := strings.TrimRight(set.FrontendURL, "/")
+	frontend := func() string { return front }
+	if front == "" && set.Server != nil {
+		frontend = func() string { return strings.TrimRight(set.Server(), "/") }
+	}
+	return &Auth{store: store, mail: sender, log: log, frontend: frontend,
 		seal: aead, signKey: signKey[:], holders: holders, words: words, now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
@@ -252,7 +260,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 	if err != nil || token == "" {
 		return "", err
 	}
-	return a.frontend + "/auth/verify/" + token, nil
+	return a.frontend() + "/auth/verify/" + token, nil
 }
 
 // Tokens is a signed-in session: a short-lived bearer token and the
