@@ -180,3 +180,77 @@ func TestTheAccountHoldsTheNotes(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n, "another person's stayed")
 }
+
+// TestRawHandshakeWithAnOAuthToken walks, in plain HTTP, the steps
+// docs/oauth.md writes out ("The raw handshake"): the 401 and its
+// challenge, the two metadata documents, a registration, the consent with
+// PKCE, the token request, then the MCP handshake with that token and a
+// tool call.
+func TestRawHandshakeWithAnOAuthToken(t *testing.T) {
+	t.Parallel()
+	a := apptest.New(t, notes.Product())
+	const email, redirect, verifier = "raw@example.com", "http://127.0.0.1:9999/cb", "a-verifier-of-forty-three-characters-or-more"
+	a.Token(t, email)
+	_, session := doortest.SignIn(t, a, email)
+	b := doortest.NewBrowser(t, session)
+
+	rpc := func(token, sessionID string, body map[string]any) *apptest.Response {
+		h := []string{"Accept", "application/json, text/event-stream"}
+		if sessionID != "" {
+			h = append(h, "Mcp-Session-Id", sessionID, "MCP-Protocol-Version", "2025-11-25")
+		}
+		return a.Do(t, http.MethodPost, "/mcp", token, body, h...)
+	}
+	initialize := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}}
+
+	// 1. No token: 401, and where to learn more.
+	res := rpc("", "", initialize)
+	require.Equal(t, http.StatusUnauthorized, res.Status)
+	challenge := res.Header.Get("WWW-Authenticate")
+	require.Contains(t, challenge, `resource_metadata="`+a.URL+`/.well-known/oauth-protected-resource/mcp"`)
+	require.Contains(t, challenge, `scope="notes:read notes:write"`)
+	// 2. The resource names its authorization server, 3. which describes itself.
+	res = a.Do(t, http.MethodGet, "/.well-known/oauth-protected-resource/mcp", "", nil)
+	require.Equal(t, []any{a.URL}, res.JSON(t)["authorization_servers"])
+	require.Equal(t, []any{"notes:read", "notes:write"}, res.JSON(t)["scopes_supported"])
+	res = a.Do(t, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil)
+	as := res.JSON(t)
+	require.Equal(t, a.URL+"/oauth/register", as["registration_endpoint"])
+	// 4. Registration, 5. the person's consent.
+	client := doortest.Register(t, a, redirect)
+	authorize := doortest.AuthorizeURL(a.URL, client, redirect, verifier, "notes:read notes:write") + "&resource=" + url.QueryEscape(a.URL+"/mcp")
+	require.True(t, strings.HasPrefix(authorize, as["authorization_endpoint"].(string)+"?"))
+	back := b.Consent(a.URL, authorize, "approve", "notes:read", "notes:write")
+	require.Equal(t, a.URL, back.Query().Get("iss"))
+	// 6. The code and the verifier buy the tokens.
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {back.Query().Get("code")}, "client_id": {client},
+		"redirect_uri": {redirect}, "code_verifier": {verifier}, "resource": {a.URL + "/mcp"}}
+	tr, err := http.PostForm(as["token_endpoint"].(string), form)
+	require.NoError(t, err)
+	defer tr.Body.Close()
+	require.Equal(t, http.StatusOK, tr.StatusCode)
+	var tokens struct {
+		AccessToken string `json:"access_token"`
+		Scope       string `json:"scope"`
+		TokenType   string `json:"token_type"`
+	}
+	require.NoError(t, json.NewDecoder(tr.Body).Decode(&tokens))
+	require.Equal(t, "Bearer", tokens.TokenType)
+	require.Equal(t, "notes:read notes:write", tokens.Scope)
+
+	// The MCP handshake with that token: initialize (a session id comes
+	// back), initialized, then calls on that session.
+	res = rpc(tokens.AccessToken, "", initialize)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	sid := res.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, sid)
+	require.Contains(t, string(res.Body), `"serverInfo":{"name":"notes","title":"Notes"`)
+	res = rpc(tokens.AccessToken, sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+	res = rpc(tokens.AccessToken, sid, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "create_note", "arguments": map[string]any{"title": "By hand"}}})
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Contains(t, string(res.Body), `"structuredContent":{"id":"`)
+	require.Contains(t, string(res.Body), `"title":"By hand"`)
+}
