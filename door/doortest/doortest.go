@@ -7,6 +7,7 @@
 package doortest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -320,7 +321,13 @@ func Fixtures(reg *registry.Registry) conformance.Fixtures {
 		"account.me":   {Valid: fixed(apptest.Request{})},
 		"account.update": {Valid: fixed(apptest.Request{Args: map[string]any{"locale": "en"}}),
 			Invalid: withArgs(map[string]any{"locale": "de"})},
-		"account.delete": {Valid: fixed(apptest.Request{})},
+		"account.delete": {Valid: fixed(apptest.Request{}),
+			// Deleting anonymises the person: no live user holds the address.
+			Written: func(t testing.TB, a *apptest.App, u conformance.User, _ apptest.Request) bool {
+				n, err := a.DB.NewSelect().Table("users").Where("email = ? AND deleted_at IS NULL", u.Email).Count(context.Background())
+				require.NoError(t, err)
+				return n == 0
+			}},
 		"account.export": {Valid: fixed(apptest.Request{})},
 		"account.register_device": {Valid: func(testing.TB, *apptest.App, conformance.User) apptest.Request {
 			return apptest.Request{Args: map[string]any{"token": "device-" + uuid.NewString(), "platform": "ios"}}
