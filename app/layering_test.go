@@ -16,14 +16,31 @@ import (
 )
 
 // layer is a set of packages and what none of them may depend on, directly
-// or through other packages, in non-test code. Patterns are import paths; a
-// trailing "/..." also matches everything below.
+// or through other packages, in non-test code: what forbidden matches,
+// unless except matches it too. Patterns are import paths; a trailing
+// "/..." also matches everything below.
 type layer struct {
 	name      string
 	members   []string
 	forbidden []string
+	except    []string
 	optional  bool // the layer may have no package (yet)
 }
+
+// forbids reports whether l forbids depending on path.
+func (l layer) forbids(path string) bool {
+	return matchesAny(l.forbidden, path) && !matchesAny(l.except, path)
+}
+
+// tripLibraries are the libraries only the trip planner needs.
+var tripLibraries = []string{
+	"github.com/paulmach/osm/...", "github.com/ringsaturn/tzf/...", "github.com/ringsaturn/tzf-rel-lite/...",
+	"github.com/muktihari/fit/...",
+}
+
+// doorModules are the modules of the human door, which any product
+// composes (package door).
+var doorModules = []string{"cairn.dev/cairn/modules/accounts/...", "cairn.dev/cairn/modules/oauth/...", "cairn.dev/cairn/modules/mail/..."}
 
 // layers is the rule the "Layers" table of docs/layers.md states. A framework user
 // imports the framework without the trip planner: no product package, and
@@ -37,14 +54,13 @@ var layers = []layer{
 		members: []string{
 			"cairn.dev/cairn/registry/...", "cairn.dev/cairn/guards/...", "cairn.dev/cairn/operations/...",
 			"cairn.dev/cairn/tools/...", "cairn.dev/cairn/storage/...", "cairn.dev/cairn/migrations/...",
-			"cairn.dev/cairn/progress/...", "cairn.dev/cairn/metrics/...", "cairn.dev/cairn/app/...",
+			"cairn.dev/cairn/progress/...", "cairn.dev/cairn/metrics/...", "cairn.dev/cairn/outbound/...",
+			"cairn.dev/cairn/app/...",
 		},
-		forbidden: []string{
-			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/planner/...", "cairn.dev/cairn/examples/...",
-			"cairn.dev/cairn/cmd/...",
-			"github.com/paulmach/osm/...", "github.com/ringsaturn/tzf/...", "github.com/ringsaturn/tzf-rel-lite/...",
-			"github.com/muktihari/fit/...",
-		},
+		forbidden: append([]string{
+			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/door/...", "cairn.dev/cairn/planner/...",
+			"cairn.dev/cairn/examples/...", "cairn.dev/cairn/cmd/...",
+		}, tripLibraries...),
 	},
 	{
 		name:    "module",
@@ -56,10 +72,33 @@ var layers = []layer{
 		},
 	},
 	{
-		name:      "example",
-		members:   []string{"cairn.dev/cairn/examples/..."},
-		forbidden: []string{"cairn.dev/cairn/modules/...", "cairn.dev/cairn/planner/...", "cairn.dev/cairn/cmd/..."},
-		optional:  true, // the example may be a Go module of its own, outside this listing
+		// The door's modules are written for any product: none reaches the
+		// trip planner's modules or libraries.
+		name:      "door module",
+		members:   doorModules,
+		forbidden: append([]string{"cairn.dev/cairn/modules/...", "cairn.dev/cairn/door/..."}, tripLibraries...),
+		except:    doorModules,
+	},
+	{
+		// The door's composition: the framework and the door's modules,
+		// nothing of a product.
+		name:    "door",
+		members: []string{"cairn.dev/cairn/door/..."},
+		forbidden: append([]string{
+			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/planner/...", "cairn.dev/cairn/examples/...", "cairn.dev/cairn/cmd/...",
+		}, tripLibraries...),
+		except: doorModules,
+	},
+	{
+		// A product other than the trip planner: the framework and the
+		// door, nothing of the planner.
+		name:    "example",
+		members: []string{"cairn.dev/cairn/examples/..."},
+		forbidden: append([]string{
+			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/planner/...", "cairn.dev/cairn/cmd/...",
+		}, tripLibraries...),
+		except:   doorModules,
+		optional: true, // the example may be a Go module of its own, outside this listing
 	},
 }
 
@@ -168,6 +207,47 @@ func TestViolations(t *testing.T) {
 			want: []string{"module package cairn.dev/cairn/modules/notes depends on github.com/danielgtaylor/huma/v2: cairn.dev/cairn/modules/notes → cairn.dev/cairn/guards → github.com/danielgtaylor/huma/v2"},
 		},
 		{
+			name: "the example composing the door",
+			graph: map[string][]string{
+				"cairn.dev/cairn/examples/notes":   {"cairn.dev/cairn/door", "cairn.dev/cairn/modules/accounts"},
+				"cairn.dev/cairn/door":             {"cairn.dev/cairn/app", "cairn.dev/cairn/modules/oauth", "cairn.dev/cairn/modules/mail"},
+				"cairn.dev/cairn/modules/oauth":    {"cairn.dev/cairn/modules/accounts", "cairn.dev/cairn/outbound"},
+				"cairn.dev/cairn/modules/accounts": {"cairn.dev/cairn/modules/mail", "cairn.dev/cairn/registry"},
+				"cairn.dev/cairn/modules/mail":     nil,
+				"cairn.dev/cairn/app":              {"cairn.dev/cairn/registry"},
+				"cairn.dev/cairn/outbound":         nil,
+				"cairn.dev/cairn/registry":         nil,
+			},
+		},
+		{
+			name: "a door module reaching a trip library and a trip-planner module",
+			graph: map[string][]string{
+				"cairn.dev/cairn/modules/oauth":       {"cairn.dev/cairn/modules/route/fetch", "cairn.dev/cairn/modules/accounts"},
+				"cairn.dev/cairn/modules/accounts":    {"github.com/ringsaturn/tzf"},
+				"cairn.dev/cairn/modules/route/fetch": {"cairn.dev/cairn/outbound"},
+				"cairn.dev/cairn/outbound":            nil,
+				"github.com/ringsaturn/tzf":           nil,
+			},
+			want: []string{
+				"door module package cairn.dev/cairn/modules/accounts depends on github.com/ringsaturn/tzf: cairn.dev/cairn/modules/accounts → github.com/ringsaturn/tzf",
+				"door module package cairn.dev/cairn/modules/oauth depends on cairn.dev/cairn/modules/route/fetch: cairn.dev/cairn/modules/oauth → cairn.dev/cairn/modules/route/fetch",
+				"door module package cairn.dev/cairn/modules/oauth depends on github.com/ringsaturn/tzf: cairn.dev/cairn/modules/oauth → cairn.dev/cairn/modules/accounts → github.com/ringsaturn/tzf",
+			},
+		},
+		{
+			name: "the door composing the trip planner, and the framework importing the door",
+			graph: map[string][]string{
+				"cairn.dev/cairn/door":          {"cairn.dev/cairn/planner"},
+				"cairn.dev/cairn/planner":       nil,
+				"cairn.dev/cairn/app/apptest":   {"cairn.dev/cairn/door"},
+				"cairn.dev/cairn/modules/trips": nil,
+			},
+			want: []string{
+				"door package cairn.dev/cairn/door depends on cairn.dev/cairn/planner: cairn.dev/cairn/door → cairn.dev/cairn/planner",
+				"framework package cairn.dev/cairn/app/apptest depends on cairn.dev/cairn/door: cairn.dev/cairn/app/apptest → cairn.dev/cairn/door",
+			},
+		},
+		{
 			name: "the example importing a trip-planner module",
 			graph: map[string][]string{
 				"cairn.dev/cairn/examples/notes": {"cairn.dev/cairn/app", "cairn.dev/cairn/modules/scopes"},
@@ -197,7 +277,7 @@ func violations(graph map[string][]string, layers []layer) []string {
 			for _, path := range reachable(graph, from) {
 				// Only the first forbidden package on a chain is named:
 				// what it imports in turn follows from it.
-				if matchesAny(l.forbidden, path[len(path)-1]) && !slices.ContainsFunc(path[1:len(path)-1], func(p string) bool { return matchesAny(l.forbidden, p) }) {
+				if l.forbids(path[len(path)-1]) && !slices.ContainsFunc(path[1:len(path)-1], l.forbids) {
 					out = append(out, l.name+" package "+from+" depends on "+path[len(path)-1]+": "+strings.Join(path, " → "))
 				}
 			}

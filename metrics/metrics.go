@@ -131,7 +131,7 @@ func (s *sampled) Collect(ch chan<- prometheus.Metric) {
 
 // SSRFRefusals counts outbound requests a product refused by its address
 // rules (a private address, another host or port, a redirect elsewhere),
-// by a short fixed reason: what the route fetcher increments with
-// SSRFRefusals.Inc(reason).
+// by a short fixed reason: what the outbound client (package outbound)
+// increments with SSRFRefusals.Inc(reason).
 var SSRFRefusals = NewCounter("cairn_ssrf_refusals_total",
 	"Outbound requests refused by the address rules (SSRF), by reason.", "reason")

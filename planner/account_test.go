@@ -14,10 +14,10 @@ import (
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/door"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/modules/mail/mailtest"
-	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner"
 	"cairn.dev/cairn/planner/plannertest"
 )
@@ -196,23 +196,18 @@ func TestSessionReadsTheCookie(t *testing.T) {
 	require.Equal(t, http.StatusOK, refresh(t, a, refreshTok).Status)
 }
 
-// authOf builds the human door over a's database, as the commands do.
-func authOf(t *testing.T, a *plannertest.App, sender mail.Sender) *accounts.Auth {
+// authOf builds the human door over a's database and configured mail, as
+// the commands do.
+func authOf(t *testing.T, a *plannertest.App) *accounts.Auth {
 	t.Helper()
-	set, err := planner.Decode(a.Config)
-	require.NoError(t, err)
-	as, err := planner.AuthSettings(a.Config, set)
-	require.NoError(t, err)
-	au, err := accounts.NewAuth(accounts.NewStore(a.DB, a.Server.Registry), sender, as, nil, slog.New(slog.DiscardHandler))
+	au, err := door.NewAuth(a.Config, planner.Words(), accounts.NewStore(a.DB, a.Server.Registry), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	return au
 }
 
 func TestEarlyAccessAndInvitation(t *testing.T) {
 	a, smtp := signInApp(t, nil)
-	sender, err := mail.NewSMTP(smtp.URL, "Cairn <no-reply@cairn.local>")
-	require.NoError(t, err)
-	au := authOf(t, a, sender)
+	au := authOf(t, a)
 	ctx := context.Background()
 
 	res := doFrom(t, a, "198.51.100.1", http.MethodPost, "/access-requests", "", map[string]any{"email": "Early@Example.com"})
@@ -299,9 +294,9 @@ func TestFailedMailIsReported(t *testing.T) {
 func TestDeletionReachesAnotherReplica(t *testing.T) {
 	smtp := mailtest.Start(t)
 	url := ""
-	first := plannertest.New(t, withSMTP(smtp), apptest.Postgres, func(_ testing.TB, c *config.Config) { url = c.DatabaseURL })
+	first := plannertest.New(t, doortest.WithSMTP(smtp), apptest.Postgres, func(_ testing.TB, c *config.Config) { url = c.DatabaseURL })
 	// A second replica on the same database, with a token cache of its own.
-	second := plannertest.New(t, withSMTP(smtp), func(_ testing.TB, c *config.Config) {
+	second := plannertest.New(t, doortest.WithSMTP(smtp), func(_ testing.TB, c *config.Config) {
 		c.DatabaseURL = url
 		*c = c.With("auth_cache_ttl", "0s")
 	})
@@ -310,7 +305,7 @@ func TestDeletionReachesAnotherReplica(t *testing.T) {
 	access, refreshTok := signIn(t, first, smtp, email, 1)
 	require.Equal(t, http.StatusOK, second.Do(t, http.MethodGet, "/trips", access, nil).Status, "the session works on both replicas")
 
-	require.Equal(t, http.StatusNoContent, deleteAccount(t, first, access).Status)
+	require.Equal(t, http.StatusNoContent, doortest.DeleteAccount(t, first.App, access).Status)
 	// With no cache the other replica refuses at once; with one, within its TTL.
 	require.Equal(t, http.StatusUnauthorized, second.Do(t, http.MethodGet, "/trips", access, nil).Status)
 	require.Equal(t, http.StatusUnauthorized, refresh(t, second, refreshTok).Status)
@@ -324,7 +319,7 @@ func TestTheMailedLinkOpensASignInPage(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
 	u := conformance.NewUser(t, a.App)
-	link := magicToken(t, a.App, u)
+	link := doortest.LinkToken(t, a.App, u.Email)
 	page := a.Do(t, http.MethodGet, "/auth/verify/"+link, "", nil)
 	require.Equal(t, http.StatusOK, page.Status, string(page.Body))
 	require.Equal(t, "text/html; charset=utf-8", page.Header.Get("Content-Type"))
@@ -339,16 +334,4 @@ func TestTheMailedLinkOpensASignInPage(t *testing.T) {
 		res := a.Do(t, http.MethodGet, "/auth/verify/"+bad, "", nil)
 		require.Equal(t, http.StatusNotFound, res.Status, bad)
 	}
-}
-
-// deleteAccount deletes the account of token's user as a person does:
-// the first DELETE answers what it loses and a confirmation token, the
-// second, carrying it, deletes. headers go with both requests.
-func deleteAccount(t *testing.T, a *plannertest.App, token string, headers ...string) *apptest.Response {
-	t.Helper()
-	asked := a.Do(t, http.MethodDelete, "/users/me", token, nil, headers...)
-	require.Equal(t, http.StatusConflict, asked.Status, "deleting an account asks first: %s", asked.Body)
-	require.Equal(t, operations.ConfirmationType, asked.JSON(t)["type"])
-	tok, _ := asked.JSON(t)["confirmationToken"].(string)
-	return a.Do(t, http.MethodDelete, "/users/me", token, nil, append(headers, operations.HeaderConfirmationToken, tok)...)
 }

@@ -35,7 +35,7 @@ func TestAPersonManagesAppsInTheBrowser(t *testing.T) {
 	require.Equal(t, "Sign in first", title, "a refusal is a page for a browser")
 
 	_, err = chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{
-		Name: accounts.RefreshCookie, Value: b.session, URL: a.URL, Path: "/",
+		Name: accounts.RefreshCookie, Value: b.Session, URL: a.URL, Path: "/",
 	})
 	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(a.URL+"/account/apps"), chromedp.WaitVisible(chromedp.CSS("#grants"))))

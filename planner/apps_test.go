@@ -30,7 +30,7 @@ func TestConnectedAppsPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, body)
 	access, refresh := body["access_token"].(string), body["refresh_token"].(string)
 
-	res, page := b.do(http.MethodGet, a.URL+"/account/apps", nil)
+	res, page := b.Do(http.MethodGet, a.URL+"/account/apps", nil)
 	require.Equal(t, http.StatusOK, res.StatusCode, page)
 	require.Contains(t, res.Header.Get("Content-Security-Policy"), "form-action 'self'")
 	require.NotContains(t, page, "<script", "no script")
@@ -42,24 +42,24 @@ func TestConnectedAppsPage(t *testing.T) {
 	require.Contains(t, page, "<td>issued</td>", "a personal access token of the person's")
 	require.NotContains(t, page, "<td>session</td>", "the sign-in's own tokens are not the person's to manage")
 	require.NotContains(t, page, "<td>oauth: ", "an application's tokens are its grant")
-	csrf := csrfField.FindStringSubmatch(page)[1]
+	csrf := b.CSRF(page)
 
 	t.Run("refused without the session or the CSRF token", func(t *testing.T) {
-		res, page := newPerson(t, "").do(http.MethodGet, a.URL+"/account/apps", nil)
+		res, page := newPerson(t, "").Do(http.MethodGet, a.URL+"/account/apps", nil)
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
 		require.Equal(t, http.StatusUnauthorized, a.Do(t, http.MethodGet, "/account/apps", access, nil).Status, "a bearer token is no session")
-		res, page = b.do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"name": {"x"}, "scopes": {"trips:read"}})
+		res, page = b.Do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"name": {"x"}, "scopes": {"trips:read"}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
-		res, page = b.do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {"forged"}, "clientId": {c.id}})
+		res, page = b.Do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {"forged"}, "clientId": {c.id}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
-		res, page = newPerson(t, "").do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {csrf}, "clientId": {c.id}})
+		res, page = newPerson(t, "").Do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {csrf}, "clientId": {c.id}})
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
 		st, _ := mcpStatus(t, a, access, "list_trips")
 		require.Equal(t, http.StatusOK, st, "the grant still holds")
 	})
 
 	t.Run("a personal access token created, used, listed and revoked", func(t *testing.T) {
-		res, page := b.do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"laptop"},
+		res, page := b.Do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"laptop"},
 			"scopes": {"trips:read", "trips:write"}, "expiresInDays": {"30"}})
 		require.Equal(t, http.StatusOK, res.StatusCode, page)
 		m := newTokenShown.FindStringSubmatch(page)
@@ -68,34 +68,34 @@ func TestConnectedAppsPage(t *testing.T) {
 		require.Equal(t, http.StatusOK, a.Do(t, http.MethodGet, "/trips", tok, nil).Status)
 		require.Equal(t, http.StatusForbidden, a.Do(t, http.MethodGet, "/users/me", tok, nil).Status, "only the scopes ticked")
 
-		res, page = b.do(http.MethodGet, a.URL+"/account/apps", nil)
+		res, page = b.Do(http.MethodGet, a.URL+"/account/apps", nil)
 		require.Equal(t, http.StatusOK, res.StatusCode)
 		require.NotContains(t, page, tok, "shown once")
 		require.Contains(t, page, "laptop")
 		ids := laptopRevoke.FindStringSubmatch(page)
 		require.Len(t, ids, 2)
 
-		res, page = b.do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"x"}, "scopes": {"admin"}})
+		res, page = b.Do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"x"}, "scopes": {"admin"}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
 		require.Contains(t, page, `"field":"scopes"`)
-		res, page = b.do(http.MethodPost, a.URL+"/account/apps/tokens/revoke", url.Values{"csrf": {csrf}, "tokenId": {"session"}})
+		res, page = b.Do(http.MethodPost, a.URL+"/account/apps/tokens/revoke", url.Values{"csrf": {csrf}, "tokenId": {"session"}})
 		require.Equal(t, http.StatusNotFound, res.StatusCode, "only a listed token, by id: %s", page)
 
-		res, _ = b.do(http.MethodPost, a.URL+"/account/apps/tokens/revoke", url.Values{"csrf": {csrf}, "tokenId": {ids[1]}})
+		res, _ = b.Do(http.MethodPost, a.URL+"/account/apps/tokens/revoke", url.Values{"csrf": {csrf}, "tokenId": {ids[1]}})
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)
 		require.Equal(t, "/account/apps", res.Header.Get("Location"))
 		require.Equal(t, http.StatusUnauthorized, a.Do(t, http.MethodGet, "/trips", tok, nil).Status)
 	})
 
 	t.Run("an application's grant revoked", func(t *testing.T) {
-		res, _ := b.do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {csrf}, "clientId": {c.id}})
+		res, _ := b.Do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {csrf}, "clientId": {c.id}})
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)
 		st, _ := mcpStatus(t, a, access, "list_trips")
 		require.Equal(t, http.StatusUnauthorized, st)
 		status, body := c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {c.id}})
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
-		_, page := b.do(http.MethodGet, a.URL+"/account/apps", nil)
+		_, page := b.Do(http.MethodGet, a.URL+"/account/apps", nil)
 		require.Contains(t, page, `id="no-grants"`)
 	})
 }

@@ -68,7 +68,7 @@ func TestAPersonConsentsInTheBrowser(t *testing.T) {
 	// The browser carries the session of the person who signed in.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
 	_, err := chromedp.Call(ctx, network.SetCookie, network.SetCookieParams{
-		Name: accounts.RefreshCookie, Value: b.session, URL: a.URL, Path: "/",
+		Name: accounts.RefreshCookie, Value: b.Session, URL: a.URL, Path: "/",
 	})
 	require.NoError(t, err)
 

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner"
 	"cairn.dev/cairn/planner/plannertest"
@@ -212,7 +213,7 @@ func TestAccountDeletionLeavesNothingOfTheAccount(t *testing.T) {
 		require.Positive(t, count("refresh_tokens", "user_id = ?", id))
 		require.Positive(t, count("magic_links", "user_id = ?", id))
 
-		res := deleteAccount(t, a, access)
+		res := doortest.DeleteAccount(t, a.App, access)
 		require.Equal(t, http.StatusNoContent, res.Status, string(res.Body))
 
 		require.Zero(t, count("trips", "user_id = ?", id), "its trips are gone")

@@ -1,28 +1,10 @@
 package planner
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/registry"
 )
-
-// DevToken creates the development user when absent, revokes its previous
-// development tokens and mints a fresh one: tokens are stored only as hashes,
-// so a token can be shown once and never again.
-func DevToken(ctx context.Context, store *accounts.Store, reg *registry.Registry, email string) (string, error) {
-	u, _, err := store.EnsureUser(ctx, email)
-	if err != nil {
-		return "", err
-	}
-	if err := store.RevokeTokens(ctx, u.ID, "dev"); err != nil {
-		return "", err
-	}
-	return store.CreateToken(ctx, u.ID, "dev", reg.Scopes(), 0)
-}
 
 // PrintWelcome tells a newcomer how to reach the server: the URL, the token,
 // a curl line, how to sign in as a person through a mailed link, and how to

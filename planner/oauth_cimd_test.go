@@ -123,9 +123,9 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 	})
 
 	t.Run("a valid document: consent, code, token, kept while fresh", func(t *testing.T) {
-		res, _ := b.do(http.MethodGet, c.authorizeURL(nil), nil)
+		res, _ := b.Do(http.MethodGet, c.authorizeURL(nil), nil)
 		require.Equal(t, http.StatusFound, res.StatusCode)
-		_, page := b.do(http.MethodGet, a.URL+res.Header.Get("Location"), nil)
+		_, page := b.Do(http.MethodGet, a.URL+res.Header.Get("Location"), nil)
 		require.Contains(t, page, `id="kind">Self-described<`)
 		require.Contains(t, page, "127.0.0.1:"+strings.Split(h.srv.URL, ":")[2], "the document's host")
 		require.Contains(t, page, "Client ID Metadata Document")
@@ -144,9 +144,9 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 		_, err := a.DB.NewUpdate().Table("oauth_clients").Set("metadata_expires_at = ?", time.Now().UTC().Add(-time.Second)).
 			Where("id = ?", id).Exec(context.Background())
 		require.NoError(t, err)
-		res, _ := b.do(http.MethodGet, c.authorizeURL(nil), nil)
+		res, _ := b.Do(http.MethodGet, c.authorizeURL(nil), nil)
 		require.Equal(t, http.StatusFound, res.StatusCode)
-		_, page := b.do(http.MethodGet, a.URL+res.Header.Get("Location"), nil)
+		_, page := b.Do(http.MethodGet, a.URL+res.Header.Get("Location"), nil)
 		require.Contains(t, page, "Test agent, renamed")
 		require.Equal(t, 2, h.fetches("/clients/agent.json"))
 		h.client("/clients/agent.json", "Test agent", redirect)
@@ -179,7 +179,7 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 			bad := *c
 			bad.id = cid
 			for range 2 {
-				res, page := b.do(http.MethodGet, bad.authorizeURL(nil), nil)
+				res, page := b.Do(http.MethodGet, bad.authorizeURL(nil), nil)
 				require.Equal(t, http.StatusBadRequest, res.StatusCode, page)
 				require.Empty(t, res.Header.Get("Location"), "nothing goes back to an unverified redirect")
 				require.Contains(t, page, "invalid_client_metadata")
@@ -197,7 +197,7 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 	t.Run("refused: a private address", func(t *testing.T) {
 		bad := *c
 		bad.id = "https://10.0.0.7/client.json"
-		res, page := b.do(http.MethodGet, bad.authorizeURL(nil), nil)
+		res, page := b.Do(http.MethodGet, bad.authorizeURL(nil), nil)
 		require.Equal(t, http.StatusBadRequest, res.StatusCode, page)
 		require.Contains(t, page, "private or local address")
 		require.Zero(t, rows(t, a, "oauth_clients", "id = ?", bad.id), "nothing is kept of it")
@@ -212,8 +212,8 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 			req, err := http.NewRequest(http.MethodGet, bad.authorizeURL(nil), nil)
 			require.NoError(t, err)
 			req.Header.Set("X-Forwarded-For", "203.0.113.77") // apptest trusts loopback as a proxy
-			req.AddCookie(&http.Cookie{Name: accounts.RefreshCookie, Value: b.session})
-			res, err := b.http.Do(req)
+			req.AddCookie(&http.Cookie{Name: accounts.RefreshCookie, Value: b.Session})
+			res, err := b.HTTP.Do(req)
 			require.NoError(t, err)
 			defer res.Body.Close()
 			raw, err := io.ReadAll(res.Body)
@@ -236,7 +236,7 @@ func clientMetadataDocuments(t *testing.T, engine apptest.Option) {
 		bad := *c
 		bad.a, bad.b = plain, person
 		before := h.fetches("/clients/agent.json")
-		res, page := person.do(http.MethodGet, bad.authorizeURL(nil), nil)
+		res, page := person.Do(http.MethodGet, bad.authorizeURL(nil), nil)
 		require.Equal(t, http.StatusBadRequest, res.StatusCode, page)
 		require.Contains(t, page, "private or local address")
 		require.Equal(t, before, h.fetches("/clients/agent.json"), "refused before any connection")

@@ -6,10 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/oauth"
 	"cairn.dev/cairn/planner/plannertest"
@@ -27,71 +26,9 @@ import (
 
 // person is someone at a browser: it carries the session cookie and does
 // not follow redirects, so that the test sees each step.
-type person struct {
-	t       testing.TB
-	session string
-	http    *http.Client
-}
+type person = doortest.Browser
 
-func newPerson(t testing.TB, session string) *person {
-	return &person{t: t, session: session, http: &http.Client{
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       10 * time.Second,
-	}}
-}
-
-func (b *person) do(method, u string, form url.Values) (*http.Response, string) {
-	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequest(method, u, body)
-	require.NoError(b.t, err)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	if b.session != "" {
-		req.AddCookie(&http.Cookie{Name: accounts.RefreshCookie, Value: b.session})
-	}
-	res, err := b.http.Do(req)
-	require.NoError(b.t, err)
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	require.NoError(b.t, err)
-	return res, string(raw)
-}
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-// consent follows an authorization URL to the consent page, checks that it
-// names the client and the scopes, and answers it; it returns where the
-// server sends the browser back.
-func (b *person) consent(base, authorizeURL, decision string, wantScopes ...string) *url.URL {
-	b.t.Helper()
-	res, _ := b.do(http.MethodGet, authorizeURL, nil)
-	require.Equal(b.t, http.StatusFound, res.StatusCode)
-	pending, err := url.Parse(base)
-	require.NoError(b.t, err)
-	pending, err = pending.Parse(res.Header.Get("Location"))
-	require.NoError(b.t, err)
-	require.True(b.t, strings.HasPrefix(pending.Path, "/oauth/pending-authorizations/"), pending.Path)
-	res, page := b.do(http.MethodGet, pending.String(), nil)
-	require.Equal(b.t, http.StatusOK, res.StatusCode, page)
-	require.Contains(b.t, page, "Test agent")
-	require.NotContains(b.t, page, "<script", "the consent runs no script")
-	require.Contains(b.t, res.Header.Get("Content-Security-Policy"), "default-src 'none'", "and loads nothing from elsewhere")
-	for _, sc := range wantScopes {
-		require.Contains(b.t, page, "<code>"+sc+"</code>")
-	}
-	m := csrfField.FindStringSubmatch(page)
-	require.Len(b.t, m, 2, page)
-	res, page = b.do(http.MethodPost, pending.String()+"/"+decision, url.Values{"csrf": {m[1]}})
-	require.Equal(b.t, http.StatusSeeOther, res.StatusCode, page)
-	back, err := url.Parse(res.Header.Get("Location"))
-	require.NoError(b.t, err)
-	return back
-}
+func newPerson(t testing.TB, session string) *person { return doortest.NewBrowser(t, session) }
 
 // signedIn starts the planner and signs a person in by the mailed link;
 // the refresh token is the browser's session cookie.
@@ -141,7 +78,7 @@ func TestOAuthWithTheSDKClient(t *testing.T) {
 					if u.Query().Get("code_challenge_method") != "S256" || u.Query().Get("code_challenge") == "" {
 						return nil, errors.New("no PKCE S256 challenge: " + args.URL)
 					}
-					back := b.consent(a.URL, args.URL, "approve", "trips:read", "trips:write")
+					back := b.Consent(a.URL, args.URL, "approve", "trips:read", "trips:write")
 					if !strings.HasPrefix(back.String(), redirect+"?") {
 						return nil, errors.New("sent back elsewhere: " + back.String())
 					}
@@ -213,9 +150,7 @@ type oauthClient struct {
 
 func register(t *testing.T, a *plannertest.App, redirects ...string) string {
 	t.Helper()
-	res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"client_name": "Test agent", "redirect_uris": redirects})
-	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
-	return res.JSON(t)["client_id"].(string)
+	return doortest.Register(t, a.App, redirects...)
 }
 
 func (c *oauthClient) authorizeURL(extra url.Values) string {
@@ -244,7 +179,7 @@ func (c *oauthClient) post(path string, form url.Values) (int, map[string]any) {
 // code runs the consent and returns the code.
 func (c *oauthClient) code() string {
 	c.t.Helper()
-	back := c.b.consent(c.a.URL, c.authorizeURL(nil), "approve", strings.Fields(c.scope)...)
+	back := c.b.Consent(c.a.URL, c.authorizeURL(nil), "approve", strings.Fields(c.scope)...)
 	require.Equal(c.t, c.a.URL, back.Query().Get("iss"), "RFC 9207 iss")
 	require.Equal(c.t, "st", back.Query().Get("state"))
 	require.NotEmpty(c.t, back.Query().Get("code"), back.String())
@@ -320,7 +255,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 			require.Equal(t, kept, after, "no authorization request was kept")
 		}()
 		for _, u := range []string{"http://127.0.0.1:5000/other", "https://evil.example/cb", "http://localhost:5000/cb"} {
-			res, page := b.do(http.MethodGet, c.authorizeURL(url.Values{"redirect_uri": {u}}), nil)
+			res, page := b.Do(http.MethodGet, c.authorizeURL(url.Values{"redirect_uri": {u}}), nil)
 			require.Equal(t, http.StatusBadRequest, res.StatusCode, u)
 			require.Empty(t, res.Header.Get("Location"), u)
 			require.Contains(t, page, "did not register")
@@ -344,7 +279,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 			"plain":   {"code_challenge_method": {"plain"}, "code_challenge": {c.verifier}},
 			"missing": {"code_challenge": {""}, "code_challenge_method": {""}},
 		} {
-			res, _ := b.do(http.MethodGet, c.authorizeURL(q), nil)
+			res, _ := b.Do(http.MethodGet, c.authorizeURL(q), nil)
 			require.Equal(t, http.StatusSeeOther, res.StatusCode, name)
 			back, err := url.Parse(res.Header.Get("Location"))
 			require.NoError(t, err)
@@ -355,7 +290,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 
 	t.Run("another resource is refused", func(t *testing.T) {
 		kept, _ := codes(t, a, c.id)
-		res, _ := b.do(http.MethodGet, c.authorizeURL(url.Values{"resource": {"https://other.example/mcp"}}), nil)
+		res, _ := b.Do(http.MethodGet, c.authorizeURL(url.Values{"resource": {"https://other.example/mcp"}}), nil)
 		back, err := url.Parse(res.Header.Get("Location"))
 		require.NoError(t, err)
 		require.Equal(t, "invalid_target", back.Query().Get("error"))
@@ -476,19 +411,19 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 	})
 
 	t.Run("a consent without a session or without its CSRF token, or with a bearer token", func(t *testing.T) {
-		res, _ := b.do(http.MethodGet, c.authorizeURL(nil), nil)
+		res, _ := b.Do(http.MethodGet, c.authorizeURL(nil), nil)
 		pending := a.URL + res.Header.Get("Location")
-		res, page := newPerson(t, "").do(http.MethodGet, pending, nil)
+		res, page := newPerson(t, "").Do(http.MethodGet, pending, nil)
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
 		require.Contains(t, page, "sign in first")
-		res, page = b.do(http.MethodGet, pending, nil)
+		res, page = b.Do(http.MethodGet, pending, nil)
 		require.Equal(t, http.StatusOK, res.StatusCode, page)
-		csrf := csrfField.FindStringSubmatch(page)[1]
+		csrf := b.CSRF(page)
 
-		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{})
+		res, page = b.Do(http.MethodPost, pending+"/approve", url.Values{})
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
 		require.Contains(t, page, `"field":"csrf"`)
-		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {"forged"}})
+		res, page = b.Do(http.MethodPost, pending+"/approve", url.Values{"csrf": {"forged"}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, page)
 		require.Contains(t, page, `"field":"csrf"`)
 		require.Empty(t, res.Header.Get("Location"))
@@ -501,25 +436,25 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Authorization", "Bearer "+agent)
-			res, err = b.http.Do(req)
+			res, err = b.HTTP.Do(req)
 			require.NoError(t, err)
 			res.Body.Close()
 			require.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
 			require.Empty(t, res.Header.Get("Location"), path)
 		}
-		res, page = newPerson(t, "").do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		res, page = newPerson(t, "").Do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
 		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
 		id := pending[strings.LastIndex(pending, "/")+1:]
 		require.Equal(t, 1, rows(t, a, "oauth_authorizations", "id = ? AND status = ? AND code_hash IS NULL", id, "pending"),
 			"no code was made")
 
 		// Nothing was decided: the person still can.
-		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		res, page = b.Do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
 		require.Equal(t, http.StatusSeeOther, res.StatusCode, page)
 		back, err := url.Parse(res.Header.Get("Location"))
 		require.NoError(t, err)
 		require.NotEmpty(t, back.Query().Get("code"))
-		res, page = b.do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
+		res, page = b.Do(http.MethodPost, pending+"/approve", url.Values{"csrf": {csrf}})
 		require.Equal(t, http.StatusNotFound, res.StatusCode, "an answered request is gone: %s", page)
 	})
 
@@ -595,7 +530,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 
 	t.Run("a denial goes back as access_denied", func(t *testing.T) {
 		_, coded := codes(t, a, c.id)
-		back := b.consent(a.URL, c.authorizeURL(nil), "deny", "trips:read")
+		back := b.Consent(a.URL, c.authorizeURL(nil), "deny", "trips:read")
 		require.Equal(t, "access_denied", back.Query().Get("error"))
 		require.Empty(t, back.Query().Get("code"))
 		_, after := codes(t, a, c.id)
@@ -605,7 +540,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 	t.Run("a registration unused for long is forgotten, with what it had", func(t *testing.T) {
 		old := register(t, a, redirect)
 		used := register(t, a, redirect)
-		res, _ := b.do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
+		res, _ := b.Do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
 		require.Equal(t, http.StatusFound, res.StatusCode, "a pending request of the old client")
 		long := time.Now().UTC().Add(-oauth.UnusedClientTTL - time.Hour)
 		_, err := a.DB.NewUpdate().Table("oauth_clients").Set("last_used_at = ?", long).Where("id = ?", old).Exec(context.Background())
@@ -617,7 +552,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Zero(t, rows(t, a, "oauth_clients", "id = ?", old))
 		require.Zero(t, rows(t, a, "oauth_authorizations", "client_id = ?", old), "its requests go with it")
 		require.Equal(t, 1, rows(t, a, "oauth_clients", "id = ?", used), "one used within the period stays")
-		res, page := b.do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
+		res, page := b.Do(http.MethodGet, (&oauthClient{t: t, a: a, b: b, id: old, redirect: redirect, verifier: c.verifier, scope: "trips:read"}).authorizeURL(nil), nil)
 		require.Equal(t, http.StatusBadRequest, res.StatusCode)
 		require.Contains(t, page, "not registered")
 	})
@@ -656,7 +591,7 @@ func TestTheSessionCookie(t *testing.T) {
 		require.Positive(t, c.MaxAge)
 		// That cookie is the session the consent knows the person by.
 		sess := newPerson(t, c.Value)
-		res2, page := sess.do(http.MethodGet, a.URL+"/account/apps", nil)
+		res2, page := sess.Do(http.MethodGet, a.URL+"/account/apps", nil)
 		require.Equal(t, http.StatusOK, res2.StatusCode, page)
 		require.Contains(t, page, email)
 	}

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/modules/route/export"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner/plannertest"
@@ -472,5 +474,7 @@ var fixtures = conformance.Fixtures{
 func TestParity(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
-	conformance.Exercise(t, a.App, fixtures)
+	fx := doortest.Fixtures(a.Server.Registry) // the door's operations: sign-in, the account, OAuth
+	maps.Copy(fx, fixtures)
+	conformance.Exercise(t, a.App, fx)
 }

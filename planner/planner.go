@@ -13,10 +13,9 @@ import (
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
-	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/door"
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/oauth"
 	"cairn.dev/cairn/modules/placesearch"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/trips"
@@ -26,9 +25,9 @@ import (
 var Version = "0.1.0"
 
 // Settings are the product's configuration keys (Keys), decoded.
+// The door's own keys (sign-in, mail, OAuth) are door.Settings.
 type Settings struct {
 	DevEmail        string        `koanf:"dev_email"`
-	AuthCacheTTL    time.Duration `koanf:"auth_cache_ttl"`
 	DigestCacheTTL  time.Duration `koanf:"digest_cache_ttl"`
 	SourceAllowHTTP bool          `koanf:"source_allow_http"`
 	SourceAllow     string        `koanf:"source_allow"`
@@ -36,14 +35,6 @@ type Settings struct {
 	RouterURL       string        `koanf:"router_url"`
 	NominatimURL    string        `koanf:"nominatim_url"`
 	OverpassURL     string        `koanf:"overpass_url"`
-	SMTPURL         string        `koanf:"smtp_url"`
-	MailFrom        string        `koanf:"mail_from"`
-	FrontendURL     string        `koanf:"frontend_url"`
-	AuthSecret      string        `koanf:"auth_secret"`
-	// OAuthMetadataAllow and OAuthMetadataRoots widen what the client
-	// metadata documents may be fetched from (oauthKeys).
-	OAuthMetadataAllow string `koanf:"oauth_metadata_allow"`
-	OAuthMetadataRoots string `koanf:"oauth_metadata_roots"`
 }
 
 // Decode reads the product's settings from a loaded configuration.
@@ -52,22 +43,14 @@ func Decode(cfg config.Config) (Settings, error) {
 	if err := cfg.Decode(&s); err != nil {
 		return s, err
 	}
-	if s.AuthCacheTTL < 0 {
-		return s, errors.New("auth_cache_ttl: must not be negative")
-	}
 	if s.DigestCacheTTL < 0 {
 		return s, errors.New("digest_cache_ttl: must not be negative")
 	}
 	return s, nil
 }
 
-var accountKeys = []config.Key{
+var devKeys = []config.Key{
 	{Name: "dev_email", Default: "dev@cairn.local", Doc: "email of the development user (dev mode)"},
-	{Name: "auth_cache_ttl", Default: "5s", Doc: "how long a replica remembers a resolved token (a revocation reaches other replicas within it); 0 disables"},
-	{Name: "smtp_url", Default: "", Doc: "smtp://[user:password@]host[:port] (STARTTLS when offered; ?tls=none or ?tls=required) or smtps://… to send mail; empty: mail goes to the outbox in data_dir (cairn mail)"},
-	{Name: "mail_from", Default: "Cairn <no-reply@cairn.local>", Doc: "sender address of the mails"},
-	{Name: "frontend_url", Default: "", Doc: "where mailed links point ({frontend_url}/auth/verify/{token}); empty: public_url"},
-	{Name: "auth_secret", Default: "", Doc: "secret (at least 16 characters) keying the refresh tokens' encryption and the early-access signatures; the same on every replica; empty: one drawn once and kept in data_dir/auth_secret"},
 }
 
 var tripKeys = []config.Key{
@@ -79,13 +62,25 @@ var tripKeys = []config.Key{
 	{Name: "overpass_url", Default: "", Doc: "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
 }
 
-var oauthKeys = []config.Key{
-	{Name: "oauth_metadata_allow", Default: "", Doc: "comma-separated address ranges OAuth client metadata documents may be fetched from despite the SSRF rules (a client on a private network; 127.0.0.1/32 for a local test server); empty by default"},
-	{Name: "oauth_metadata_roots", Default: "", Doc: "a PEM file of certificate authorities trusted, besides the system's, for OAuth client metadata documents (a private CA); empty by default"},
-}
-
 var placeKeys = []config.Key{
 	{Name: "nominatim_url", Default: "", Doc: "base URL of a Nominatim for search_places; empty for the offline gazetteer"},
+}
+
+// Words are what the door (sign-in, OAuth consent, mail) says of the trip
+// planner.
+func Words() door.Words {
+	return door.Words{
+		Title: "Cairn", MailFrom: "Cairn <no-reply@cairn.local>", ExportName: "bike-trip-planner-export", Locale: "fr",
+		Notifications: accounts.NotificationsOf(Preferences{WeatherSafety: true, AnalysisDone: true}),
+	}
+}
+
+// Preferences are the trip planner's notification categories: weather
+// warnings on a planned day, a finished analysis, a newly opened zone.
+type Preferences struct {
+	WeatherSafety bool `json:"weatherSafety"`
+	AnalysisDone  bool `json:"analysisDone"`
+	ZoneOpening   bool `json:"zoneOpening"`
 }
 
 // Product is the trip planner as the framework composes it.
@@ -103,18 +98,8 @@ func Product() app.Product {
 			"Writes that change a trip need the version get_trip publishes; destructive ones answer an impact summary " +
 			"and a confirmationToken first, and act when called again with it and the same arguments.",
 		OwnAuthorizationServer: true,
-		Modules: []app.Module{
-			{Name: "settings", Options: fx.Provide(Decode)},
-			{
-				Name: "accounts",
-				Options: fx.Options(accounts.Module,
-					fx.Provide(func(s *accounts.Store) guards.Authenticator { return s },
-						func(s *accounts.Store) app.TokenIssuer { return s }),
-					fx.Decorate(func(s *accounts.Store, set Settings) *accounts.Store { s.SetCacheTTL(set.AuthCacheTTL); return s }),
-					fx.Provide(Mailer, AuthSettings)),
-				Migrations: []migrations.Source{accounts.Migrations},
-				Keys:       accountKeys,
-			},
+		Modules: append([]app.Module{
+			{Name: "settings", Options: fx.Provide(Decode), Keys: devKeys},
 			{
 				Name: "trips",
 				Options: fx.Options(trips.Module,
@@ -127,21 +112,11 @@ func Product() app.Product {
 				Keys:       tripKeys,
 			},
 			{
-				// The OAuth authorization server for MCP clients; its
-				// issuer is this server.
-				Name: "oauth",
-				Options: fx.Options(oauth.Module,
-					fx.Provide(func(s *app.Server) oauth.Issuer { return s.URL },
-						func(l guards.Limiter) oauth.Limiter { return l }, provideMetadataFetcher)),
-				Migrations: []migrations.Source{oauth.Migrations},
-				Keys:       oauthKeys,
-			},
-			{
 				Name:    "placesearch",
 				Options: fx.Options(placesearch.Module, fx.Provide(provideSearcher)),
 				Keys:    placeKeys,
 			},
-		},
+		}, door.Modules(Words())...),
 	}
 }
 

@@ -2,23 +2,19 @@ package planner
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
-	"os"
 	"strings"
 
 	"github.com/uptrace/bun"
 
-	"cairn.dev/cairn/modules/oauth"
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/route/routing"
 	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/outbound"
 )
 
 // routeSource adapts the route sources to the trips pipeline, telling a
@@ -46,7 +42,7 @@ func permanent(se *source.Error) string {
 	if se.Code == source.CodeEmptyRoute {
 		return trips.FailureEmpty
 	}
-	var st *fetch.StatusError
+	var st *outbound.StatusError
 	switch {
 	case errors.As(se.Err, &st):
 		if st.Code < 500 && st.Code != http.StatusTooManyRequests {
@@ -55,8 +51,8 @@ func permanent(se *source.Error) string {
 		return ""
 	case errors.Is(se.Err, source.ErrUnsupported):
 		return trips.FailureUnsupported
-	case errors.Is(se.Err, fetch.ErrForbiddenAddress) || errors.Is(se.Err, fetch.ErrScheme) ||
-		errors.Is(se.Err, fetch.ErrRedirect) || errors.Is(se.Err, fetch.ErrHostNotAllowed):
+	case errors.Is(se.Err, outbound.ErrForbiddenAddress) || errors.Is(se.Err, outbound.ErrScheme) ||
+		errors.Is(se.Err, outbound.ErrRedirect) || errors.Is(se.Err, outbound.ErrHostNotAllowed):
 		return trips.FailureRefused
 	}
 	return ""
@@ -64,15 +60,12 @@ func permanent(se *source.Error) string {
 
 func provideSource(cfg Settings) (trips.Source, error) {
 	opts := source.Options{
-		Fetch: fetch.Options{AllowHTTP: cfg.SourceAllowHTTP},
+		Fetch: outbound.Options{AllowHTTP: cfg.SourceAllowHTTP},
 		Cache: source.NewMemoryCache(1000, nil),
 	}
-	for _, p := range splitList(cfg.SourceAllow) {
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("source_allow: %q is not an address range such as 127.0.0.1/32", p)
-		}
-		opts.Fetch.Allow = append(opts.Fetch.Allow, prefix)
+	var err error
+	if opts.Fetch.Allow, err = outbound.ParseAllow(cfg.SourceAllow); err != nil {
+		return nil, fmt.Errorf("source_allow: %w", err)
 	}
 	for _, kv := range splitList(cfg.SourceBaseURLs) {
 		name, u, ok := strings.Cut(kv, "=")
@@ -94,33 +87,6 @@ func provideSource(cfg Settings) (trips.Source, error) {
 		return nil, fmt.Errorf("source_base_urls: %w", err)
 	}
 	return routeSource{f: f}, nil
-}
-
-// provideMetadataFetcher is the client metadata documents' fetch client:
-// the SSRF rules of the route sources, with the ranges and roots the
-// deployment adds (none by default).
-func provideMetadataFetcher(cfg Settings) (oauth.Fetcher, error) {
-	var p oauth.FetchPolicy
-	for _, r := range splitList(cfg.OAuthMetadataAllow) {
-		prefix, err := netip.ParsePrefix(r)
-		if err != nil {
-			return nil, fmt.Errorf("oauth_metadata_allow: %q is not an address range such as 127.0.0.1/32", r)
-		}
-		p.Allow = append(p.Allow, prefix)
-	}
-	if cfg.OAuthMetadataRoots != "" {
-		pem, err := os.ReadFile(cfg.OAuthMetadataRoots)
-		if err != nil {
-			return nil, fmt.Errorf("oauth_metadata_roots: %w", err)
-		}
-		if p.RootCAs, err = x509.SystemCertPool(); err != nil {
-			p.RootCAs = x509.NewCertPool()
-		}
-		if !p.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("oauth_metadata_roots: %s holds no PEM certificate", cfg.OAuthMetadataRoots)
-		}
-	}
-	return oauth.NewFetcher(p), nil
 }
 
 func splitList(s string) []string {

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/outbound"
 	"cairn.dev/cairn/progress"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
@@ -28,13 +28,13 @@ func TestPermanentNamesTheFailure(t *testing.T) {
 		give *source.Error
 		want string
 	}{
-		{"removed", &source.Error{Code: source.CodeFetchFailed, Err: &fetch.StatusError{Code: 404}}, trips.FailureNotFound},
-		{"private", &source.Error{Code: source.CodeFetchFailed, Err: &fetch.StatusError{Code: 403}}, trips.FailureNotFound},
+		{"removed", &source.Error{Code: source.CodeFetchFailed, Err: &outbound.StatusError{Code: 404}}, trips.FailureNotFound},
+		{"private", &source.Error{Code: source.CodeFetchFailed, Err: &outbound.StatusError{Code: 403}}, trips.FailureNotFound},
 		{"unsupported", &source.Error{Code: source.CodeFetchFailed, Err: &source.UnsupportedError{Reason: source.ReasonHost}}, trips.FailureUnsupported},
-		{"a refused redirect", &source.Error{Code: source.CodeFetchFailed, Err: fetch.ErrRedirect}, trips.FailureRefused},
+		{"a refused redirect", &source.Error{Code: source.CodeFetchFailed, Err: outbound.ErrRedirect}, trips.FailureRefused},
 		{"empty", &source.Error{Code: source.CodeEmptyRoute}, trips.FailureEmpty},
-		{"down", &source.Error{Code: source.CodeFetchFailed, Err: &fetch.StatusError{Code: 503}}, ""},
-		{"throttled", &source.Error{Code: source.CodeFetchFailed, Err: &fetch.StatusError{Code: 429}}, ""},
+		{"down", &source.Error{Code: source.CodeFetchFailed, Err: &outbound.StatusError{Code: 503}}, ""},
+		{"throttled", &source.Error{Code: source.CodeFetchFailed, Err: &outbound.StatusError{Code: 429}}, ""},
 		{"no answer", &source.Error{Code: source.CodeFetchFailed, Err: context.DeadlineExceeded}, ""},
 	} {
 		require.Equal(t, tt.want, permanent(tt.give), tt.name)

@@ -13,22 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
-	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/modules/mail/mailtest"
 	"cairn.dev/cairn/planner/plannertest"
 )
 
-// withSMTP points the product's mail at an in-process SMTP server.
-func withSMTP(s *mailtest.Server) apptest.Option {
-	return func(_ testing.TB, c *config.Config) {
-		*c = c.With("smtp_url", s.URL).With("auth_secret", "a test secret of enough length")
-	}
-}
-
 // signInApp starts the planner with its mail going to an SMTP server.
 func signInApp(t *testing.T, engine apptest.Option) (*plannertest.App, *mailtest.Server) {
 	smtp := mailtest.Start(t)
-	opts := []apptest.Option{withSMTP(smtp)}
+	opts := []apptest.Option{doortest.WithSMTP(smtp)}
 	if engine != nil {
 		opts = append(opts, engine)
 	}
@@ -208,7 +201,7 @@ func TestAccountDeletionRefusesLiveTokens(t *testing.T) {
 		res := a.Do(t, http.MethodPost, "/trips", theirs, map[string]any{"sourceUrl": plannertest.StravaRoute(120)}, "Idempotency-Key", "delete-account-trip-0001")
 		require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 
-		res = deleteAccount(t, a, mine, "Cookie", "refresh_token=whatever-the-front-kept")
+		res = doortest.DeleteAccount(t, a.App, mine, "Cookie", "refresh_token=whatever-the-front-kept")
 		require.Equal(t, http.StatusNoContent, res.Status, string(res.Body))
 		require.Contains(t, res.Header.Get("Set-Cookie"), "refresh_token=;", "the refresh cookie is cleared")
 		require.Contains(t, res.Header.Get("Set-Cookie"), "Max-Age=0")

@@ -10,6 +10,7 @@ import (
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
+	"cairn.dev/cairn/door"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/planner"
@@ -21,23 +22,7 @@ func auth(ctx context.Context, cfg config.Config, stderr io.Writer) (*accounts.A
 	if err != nil {
 		return nil, nil, err
 	}
-	set, err := planner.Decode(cfg)
-	if err != nil {
-		closeDB()
-		return nil, nil, err
-	}
-	log := app.NewLogger(cfg, stderr)
-	sender, err := planner.Mailer(cfg, set, log)
-	if err != nil {
-		closeDB()
-		return nil, nil, err
-	}
-	as, err := planner.AuthSettings(cfg, set)
-	if err != nil {
-		closeDB()
-		return nil, nil, err
-	}
-	a, err := accounts.NewAuth(store, sender, as, nil, log)
+	a, err := door.NewAuth(cfg, planner.Words(), store, app.NewLogger(cfg, stderr))
 	if err != nil {
 		closeDB()
 		return nil, nil, err
@@ -76,9 +61,9 @@ func users(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 		state = "created"
 	}
 	fmt.Fprintf(stdout, "%s (%s, %s): invitation mailed with a sign-in link valid 30 minutes\n", u.Email, u.ID, state)
-	set, _ := planner.Decode(cfg)
+	set, _ := door.Decode(cfg)
 	if set.SMTPURL == "" {
-		fmt.Fprintf(stdout, "no smtp_url is configured: read it with `cairn mail read` (outbox %s)\n", planner.OutboxDir(cfg))
+		fmt.Fprintf(stdout, "no smtp_url is configured: read it with `cairn mail read` (outbox %s)\n", door.OutboxDir(cfg))
 	}
 	return nil
 }
@@ -86,7 +71,7 @@ func users(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 const mailUsage = "usage: cairn mail list | mail read [ID] (the latest when no id is given)"
 
 func readMail(cfg config.Config, args []string, stdout io.Writer) error {
-	box := mail.NewOutbox(planner.OutboxDir(cfg), nil)
+	box := mail.NewOutbox(door.OutboxDir(cfg), nil)
 	if len(args) == 0 {
 		return errors.New(mailUsage)
 	}

@@ -16,6 +16,7 @@ import (
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/guardmatrix"
+	"cairn.dev/cairn/door"
 	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/planner"
@@ -102,7 +103,7 @@ func serve(cfg config.Config, stdout, stderr io.Writer) error {
 		if !cfg.Dev {
 			return nil
 		}
-		tok, err := planner.DevToken(ctx, store, srv.Registry, settings.DevEmail)
+		tok, err := door.DevToken(ctx, store, srv.Registry, settings.DevEmail)
 		if err != nil {
 			return fmt.Errorf("development user: %w", err)
 		}

@@ -3,6 +3,7 @@ package notes_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/door/doortest"
 	"cairn.dev/cairn/examples/notes"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/registry"
@@ -34,10 +36,14 @@ func TestRegistryCovered(t *testing.T) {
 }
 
 // TestConformance drives, for every operation and every guard it declares,
-// a call that guard must refuse, on both faces, from the fixtures below.
+// a call that guard must refuse, on both faces, from the fixtures below
+// and the door's (sign-in, the account, OAuth).
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	conformance.Exercise(t, apptest.New(t, notes.Product()), fixtures)
+	a := apptest.New(t, notes.Product())
+	fx := doortest.Fixtures(a.Server.Registry)
+	maps.Copy(fx, fixtures)
+	conformance.Exercise(t, a, fx)
 }
 
 var fixtures = conformance.Fixtures{

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ const outsidePath = "example.com/notes"
 // outside the repository, as a product team starts one, pointed at this
 // checkout with a replace (how a team tests against Cairn before a release),
 // and builds and tests it there: the example compiles against the public
-// packages alone, and pulls in no package of the trip planner.
+// packages alone (the framework and the human door), and pulls in no
+// package of the trip planner. Its tests run in the copy, the OAuth flow
+// of the go-sdk client against its sign-in and consent among them.
 func TestBuildsOutsideTheRepository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped under -short: builds and tests the example as a module of its own, which takes about a minute")
@@ -56,15 +59,52 @@ func TestBuildsOutsideTheRepository(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps in the copy: %v\n%s", err, deps)
 	}
+	var door []string
 	for _, pkg := range strings.Fields(string(deps)) {
-		if strings.HasPrefix(pkg, "cairn.dev/cairn/modules/") || strings.HasPrefix(pkg, "cairn.dev/cairn/planner") ||
-			strings.HasPrefix(pkg, "cairn.dev/cairn/cmd/") || strings.HasPrefix(pkg, "cairn.dev/cairn/examples/") {
-			t.Errorf("the copy depends on %s, which is not part of the framework", pkg)
+		if why := outsideTheFramework(pkg); why != "" {
+			t.Errorf("the copy depends on %s, %s", pkg, why)
+		}
+		if strings.HasPrefix(pkg, "cairn.dev/cairn/door") {
+			door = append(door, pkg)
 		}
 	}
-	if out, err := goCmd(dir, env, "test", "-count=1", "./..."); err != nil {
+	if len(door) == 0 {
+		t.Error("the copy does not compose the door (cairn.dev/cairn/door): nothing of sign-in or OAuth was tested outside")
+	}
+	out, err := goCmd(dir, env, "test", "-count=1", "-v", "./...")
+	if err != nil {
 		t.Fatalf("go test ./... in the copy: %v\n%s", err, out)
 	}
+	// The door is served by the copy: its sign-in and OAuth are driven there.
+	for _, test := range []string{"TestOAuthWithTheSDKClient", "TestConsentInNotesWords", "TestConformance"} {
+		if !bytes.Contains(out, []byte("--- PASS: "+test+" ")) {
+			t.Errorf("the copy's tests did not pass %s", test)
+		}
+	}
+}
+
+// doorModules are the modules of the human door, which any product
+// composes beside the framework.
+var doorModules = []string{"accounts", "oauth", "mail"}
+
+// outsideTheFramework says why the copy may not depend on pkg, or "": a
+// product outside the repository uses the framework and the door, nothing
+// of the trip planner (its modules, its composition, its command) and no
+// other product.
+func outsideTheFramework(pkg string) string {
+	if rest, ok := strings.CutPrefix(pkg, "cairn.dev/cairn/modules/"); ok {
+		first, _, _ := strings.Cut(rest, "/")
+		if slices.Contains(doorModules, first) {
+			return ""
+		}
+		return "a module of the trip planner, not of the door"
+	}
+	for _, p := range []string{"cairn.dev/cairn/planner", "cairn.dev/cairn/cmd/", "cairn.dev/cairn/examples/"} {
+		if pkg == p || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") {
+			return "which is not part of the framework"
+		}
+	}
+	return ""
 }
 
 // checkout is the root of the repository this test runs in.
@@ -158,4 +198,35 @@ func goCmd(dir string, env []string, args ...string) ([]byte, error) {
 		err = errors.New("timed out after 5 minutes")
 	}
 	return out, err
+}
+
+func TestOutsideTheFramework(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		give string
+		want bool // refused
+	}{
+		{give: "cairn.dev/cairn/app"},
+		{give: "cairn.dev/cairn/door"},
+		{give: "cairn.dev/cairn/door/doortest"},
+		{give: "cairn.dev/cairn/modules/accounts"},
+		{give: "cairn.dev/cairn/modules/oauth"},
+		{give: "cairn.dev/cairn/modules/mail/mailtest"},
+		{give: "cairn.dev/cairn/plannerish"},
+		{give: "cairn.dev/cairn/modules/trips", want: true},
+		{give: "cairn.dev/cairn/modules/route/fetch", want: true},
+		{give: "cairn.dev/cairn/modules/accountsextra", want: true},
+		{give: "cairn.dev/cairn/planner", want: true},
+		{give: "cairn.dev/cairn/planner/plannertest", want: true},
+		{give: "cairn.dev/cairn/cmd/cairn", want: true},
+		{give: "cairn.dev/cairn/examples/notes", want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.give, func(t *testing.T) {
+			t.Parallel()
+			if got := outsideTheFramework(tt.give) != ""; got != tt.want {
+				t.Errorf("outsideTheFramework(%s) refused: %v, want %v", tt.give, got, tt.want)
+			}
+		})
+	}
 }

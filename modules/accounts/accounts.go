@@ -26,9 +26,9 @@ import (
 )
 
 // Module provides the account store and the human door (sign-in, the
-// account, early access). The application provides a mail.Sender and the
-// Settings; modules keeping a user's records add a Holder in the group
-// "account_holders".
+// account, early access). The application provides a mail.Sender, the
+// Settings and the product's Words; modules keeping a user's records add a
+// Holder in the group "account_holders".
 var Module = fx.Module("accounts", fx.Provide(NewStore, provideAuth))
 
 type authParams struct {
@@ -36,6 +36,7 @@ type authParams struct {
 	Store    *Store
 	Mail     mail.Sender
 	Settings Settings
+	Words    Words
 	Holders  []Holder `group:"account_holders"`
 	Log      *slog.Logger
 }
@@ -47,17 +48,18 @@ type authResult struct {
 }
 
 func provideAuth(p authParams) (authResult, error) {
-	a, err := NewAuth(p.Store, p.Mail, p.Settings, p.Holders, p.Log)
+	a, err := NewAuth(p.Store, p.Mail, p.Settings, p.Words, p.Holders, p.Log)
 	if err != nil {
 		return authResult{}, err
 	}
 	return authResult{Auth: a, Declare: a.Declare}, nil
 }
 
-// TokenPrefix marks Cairn tokens so that secret scanners can find them.
+// TokenPrefix marks the store's tokens so that secret scanners can find
+// them.
 const TokenPrefix = "cairn_pat_"
 
-// User is a person who owns trips.
+// User is a person with an account.
 type User struct {
 	bun.BaseModel `bun:"table:users"`
 

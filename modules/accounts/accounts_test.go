@@ -11,7 +11,6 @@ import (
 
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
 )
@@ -30,7 +29,7 @@ func TestTokens(t *testing.T) {
 		require.False(t, created)
 		require.Equal(t, u.ID, again.ID)
 
-		tok, err := s.CreateToken(ctx, u.ID, "cli", []registry.Scope{scopes.TripsRead}, 0)
+		tok, err := s.CreateToken(ctx, u.ID, "cli", []registry.Scope{readScope}, 0)
 		require.NoError(t, err)
 		require.True(t, strings.HasPrefix(tok, accounts.TokenPrefix))
 		require.GreaterOrEqual(t, len(tok)-len(accounts.TokenPrefix), 43, "32 random bytes")
@@ -44,8 +43,8 @@ func TestTokens(t *testing.T) {
 		p, err := s.Authenticate(ctx, tok)
 		require.NoError(t, err)
 		require.Equal(t, u.ID, p.UserID)
-		require.True(t, p.Has(scopes.TripsRead))
-		require.False(t, p.Has(scopes.TripsWrite))
+		require.True(t, p.Has(readScope))
+		require.False(t, p.Has(writeScope))
 
 		for _, bad := range []string{"", "nonsense", accounts.TokenPrefix + "unknown", tok + "x"} {
 			p, err := s.Authenticate(ctx, bad)
@@ -70,7 +69,7 @@ func TestTokens(t *testing.T) {
 		require.NoError(t, err)
 		require.Nil(t, p, "a revoked token is refused")
 
-		_, err = s.CreateToken(ctx, u.ID, "x", []registry.Scope{"trips:admin"}, 0)
+		_, err = s.CreateToken(ctx, u.ID, "x", []registry.Scope{"items:admin"}, 0)
 		require.ErrorContains(t, err, "unknown scope")
 		_, err = s.CreateToken(ctx, u.ID, "x", nil, 0)
 		require.ErrorContains(t, err, "at least one scope")
@@ -107,11 +106,17 @@ func TestTokenCache(t *testing.T) {
 	require.Nil(t, p)
 }
 
-var all = []registry.Scope{scopes.TripsRead, scopes.TripsWrite}
+// The scopes of the tests' vocabulary: any product's.
+const (
+	readScope  registry.Scope = "items:read"
+	writeScope registry.Scope = "items:write"
+)
+
+var all = []registry.Scope{readScope, writeScope}
 
 func vocabulary() *registry.Registry {
 	reg := registry.New()
-	reg.DeclareScope(scopes.TripsRead, registry.ReadScope, "read")
-	reg.DeclareScope(scopes.TripsWrite, registry.WriteScope, "write")
+	reg.DeclareScope(readScope, registry.ReadScope, "read")
+	reg.DeclareScope(writeScope, registry.WriteScope, "write")
 	return reg
 }

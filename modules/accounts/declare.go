@@ -75,8 +75,8 @@ func (a *Auth) Declare(reg *registry.Registry) {
 	}))
 
 	// The profile is what a web front shows of the person (address,
-	// language): nothing an agent planning trips needs, and an address it
-	// has no reason to read.
+	// language): nothing an agent doing the product's work needs, and an
+	// address it has no reason to read.
 	registry.Add(reg, op(registry.Op[NoInput, Me]{
 		ID: "account.me", Summary: "The caller's profile",
 		HTTP: registry.Get("/users/me"), Tool: registry.NotATool(registry.MotiveUIVocabulary),
@@ -90,7 +90,7 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		Handle: a.updateMe,
 	}, cleanPatchMe, checkPatchMe)))
 	registry.Add(reg, op(registry.Op[NoInput, AccountDeleted]{
-		ID: "account.delete", Summary: "Delete the account: its trips go, the person is anonymised; irreversible",
+		ID: "account.delete", Summary: "Delete the account: everything it holds goes, the person is anonymised; irreversible",
 		HTTP: registry.Delete("/users/me"), Tool: registry.NotATool(registry.MotiveIrreversibleIdentity),
 		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{Destructive: true},
 		Confirm: registry.ConfirmWith(a.deleteImpact),
@@ -102,20 +102,9 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 		Handle: a.export,
 	}))
-	registry.Add(reg, op(registry.Op[NoInput, Preferences]{
-		ID: "account.notification_preferences", Summary: "The caller's notification preferences, by category",
-		HTTP: registry.Get("/users/me/notification-preferences"), Tool: registry.NotATool(registry.MotiveUIVocabulary),
-		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
-		Handle: a.preferences,
-	}))
-	registry.Add(reg, op(normalised(registry.Op[PreferenceInput, Preferences]{
-		ID: "account.set_notification_preference", Summary: "Turn one notification category on or off",
-		HTTP:  registry.Route{Method: http.MethodPut, Path: "/users/me/notification-preferences/{category}", Status: http.StatusOK},
-		Tool:  registry.NotATool(registry.MotiveUIVocabulary),
-		Scope: ScopeAccount, Owner: registry.OneOf("category", categoryNames()...), RateLimit: registry.NoRateLimit,
-		Hints:  registry.Hints{Idempotent: true},
-		Handle: a.setPreference,
-	}, cleanPreference, checkPreference)))
+	if a.words.Notifications.declare != nil {
+		a.words.Notifications.declare(a, reg)
+	}
 	registry.Add(reg, op(normalised(registry.Op[DeviceInput, Device]{
 		ID: "account.register_device", Summary: "Register a device for push notifications",
 		HTTP: registry.Post("/users/me/device-tokens", http.StatusCreated), Tool: registry.NotATool(registry.MotiveLiveDevice),

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func (a *Auth) requestLink(ctx context.Context, c *registry.Call, in *EmailInput
 	if err != nil || link == "" {
 		return neutral, err // a pending link stays the only valid one
 	}
-	if err := a.mail.Send(ctx, message("sign-in", u.Locale, u.Email, link)); err != nil {
+	if err := a.mail.Send(ctx, a.message("sign-in", u.Locale, u.Email, link)); err != nil {
 		// The link cannot be used without its mail: forget it, so the next
 		// request makes one. The failure is reported to the operator (an
 		// error in the log), not in the answer: a refusal only known
@@ -161,7 +160,7 @@ type PatchMeInput struct {
 
 func (a *Auth) updateMe(ctx context.Context, c *registry.Call, in *PatchMeInput) (Me, error) {
 	if in.Locale != nil {
-		if *in.Locale != "fr" && *in.Locale != "en" {
+		if !supported(*in.Locale) {
 			return Me{}, registry.Invalid("the locale is not supported", registry.Violation{Field: "locale", Reason: "must be fr or en"})
 		}
 		if _, err := storage.Conn(ctx, a.store.db).NewUpdate().Table("users").Set("locale = ?", *in.Locale).
@@ -173,8 +172,8 @@ func (a *Auth) updateMe(ctx context.Context, c *registry.Call, in *PatchMeInput)
 }
 
 // deleteMe anonymises the account, in one transaction and in the order of
-// exports-and-sharing.md: the user's records (trips, with their stages and
-// shares), refresh tokens and magic links, access requests for the
+// exports-and-sharing.md: the user's records (each Holder's), refresh
+// tokens and magic links, access requests for the
 // address, then the user row. Devices, notification preferences, pending
 // address changes and every access token go too: nothing is left that a
 // token or a link could reach.
@@ -225,7 +224,7 @@ func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (Acco
 		}
 		if _, err := db.NewUpdate().Table("users").
 			Set("deleted_at = ?", a.now()).Set("email = ?", "deleted-"+id+"@deleted.invalid").
-			Set("roles = ''").Set("locale = 'fr'").Where("id = ?", id).Exec(ctx); err != nil {
+			Set("roles = ''").Set("locale = ?", a.words.Locale).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
 		for _, table := range []string{"device_tokens", "notification_preferences", "email_change_tokens"} {
@@ -260,6 +259,7 @@ type Export struct {
 	ExportedAt time.Time `json:"exportedAt"`
 	Profile    Profile   `json:"profile"`
 	sections   map[string]any
+	name       string // Words.ExportName
 }
 
 // ContentType implements registry.Download.
@@ -267,7 +267,7 @@ func (Export) ContentType() string { return "application/json" }
 
 // FileName implements registry.Download.
 func (e Export) FileName() string {
-	return "bike-trip-planner-export-" + e.ExportedAt.Format("2006-01-02") + ".json"
+	return e.name + "-" + e.ExportedAt.Format("2006-01-02") + ".json"
 }
 
 // WriteFile implements registry.Download: the profile, then each holder's
@@ -287,7 +287,7 @@ func (a *Auth) export(ctx context.Context, c *registry.Call, _ *NoInput) (Export
 	if err != nil {
 		return Export{}, err
 	}
-	e := Export{ExportedAt: a.now(), sections: map[string]any{},
+	e := Export{ExportedAt: a.now(), sections: map[string]any{}, name: a.words.ExportName,
 		Profile: Profile{ID: u.ID, Email: u.Email, Locale: u.Locale, Roles: strings.Fields(u.Roles), CreatedAt: u.CreatedAt.UTC()}}
 	if e.Profile.Roles == nil {
 		e.Profile.Roles = []string{}
@@ -300,57 +300,6 @@ func (a *Auth) export(ctx context.Context, c *registry.Call, _ *NoInput) (Export
 		e.sections[h.Section()] = v
 	}
 	return e, nil
-}
-
-// Categories are the notification categories and their defaults.
-var Categories = map[string]bool{"weatherSafety": true, "analysisDone": true, "zoneOpening": false}
-
-// Preferences are the effective notification preferences.
-type Preferences struct {
-	WeatherSafety bool `json:"weatherSafety"`
-	AnalysisDone  bool `json:"analysisDone"`
-	ZoneOpening   bool `json:"zoneOpening"`
-}
-
-func (a *Auth) preferences(ctx context.Context, c *registry.Call, _ *NoInput) (Preferences, error) {
-	eff := map[string]bool{}
-	for k, v := range Categories {
-		eff[k] = v
-	}
-	var rows []struct {
-		Category string `bun:"category"`
-		Enabled  bool   `bun:"enabled"`
-	}
-	if err := storage.Conn(ctx, a.store.db).NewSelect().Table("notification_preferences").Column("category", "enabled").
-		Where("user_id = ?", c.UserID()).Scan(ctx, &rows); err != nil && !storage.NoRows(err) {
-		return Preferences{}, err
-	}
-	for _, r := range rows {
-		eff[r.Category] = r.Enabled
-	}
-	return Preferences{WeatherSafety: eff["weatherSafety"], AnalysisDone: eff["analysisDone"], ZoneOpening: eff["zoneOpening"]}, nil
-}
-
-// PreferenceInput turns one category on or off; enabled is required, so a
-// body that forgets it is never a silent opt-out.
-type PreferenceInput struct {
-	Enabled *bool `json:"enabled" doc:"Whether the category is on. Required."`
-}
-
-func (a *Auth) setPreference(ctx context.Context, c *registry.Call, in *PreferenceInput) (Preferences, error) {
-	cat := c.Var("category")
-	if _, ok := Categories[cat]; !ok {
-		return Preferences{}, registry.Fail(registry.KindNotFound, "no such notification category; the categories are weatherSafety, analysisDone and zoneOpening")
-	}
-	if in.Enabled == nil {
-		return Preferences{}, registry.Invalid("enabled is required", registry.Violation{Field: "enabled", Reason: "is required (true or false)"})
-	}
-	db := storage.Conn(ctx, a.store.db)
-	if _, err := db.NewRaw(`INSERT INTO notification_preferences (user_id, category, enabled) VALUES (?, ?, ?)
-		ON CONFLICT (user_id, category) DO UPDATE SET enabled = EXCLUDED.enabled`, c.UserID(), cat, *in.Enabled).Exec(ctx); err != nil {
-		return Preferences{}, err
-	}
-	return a.preferences(ctx, c, nil)
 }
 
 // DeviceInput registers a device.
@@ -455,8 +404,8 @@ func (a *Auth) emailChange(ctx context.Context, c *registry.Call, in *EmailChang
 		TableExpr("email_change_tokens").Exec(ctx); err != nil {
 		return Accepted{}, err
 	}
-	link := a.frontend + "/account/email-change/" + token
-	if err := a.mail.Send(ctx, message("email-change", u.Locale, email, link)); err != nil {
+	link := a.frontend() + "/account/email-change/" + token
+	if err := a.mail.Send(ctx, a.message("email-change", u.Locale, email, link)); err != nil {
 		_, _ = db.NewDelete().Table("email_change_tokens").Where("token_hash = ?", digest(token)).Exec(ctx)
 		return Accepted{}, registry.Unavailable("the confirmation could not be mailed; try again shortly", err)
 	}
@@ -538,8 +487,8 @@ func (a *Auth) requestAccess(ctx context.Context, c *registry.Call, in *EmailInp
 	}
 	expires := a.now().Add(AccessLinkTTL).Unix()
 	q := url.Values{"email": {email}, "expires": {strconv.FormatInt(expires, 10)}, "signature": {a.sign(email, expires)}}
-	link := a.frontend + "/access-requests/verify?" + q.Encode()
-	if err := a.mail.Send(ctx, message("access-request", "fr", email, link)); err != nil {
+	link := a.frontend() + "/access-requests/verify?" + q.Encode()
+	if err := a.mail.Send(ctx, a.message("access-request", a.words.Locale, email, link)); err != nil {
 		// Removed, so that asking again makes a new request and a new mail.
 		_, _ = db.NewDelete().Table("access_requests").Where("email = ?", email).Exec(ctx)
 		return Accepted{}, registry.Internal(err)
@@ -588,14 +537,4 @@ func (a *Auth) AccessRequests(ctx context.Context, all bool) ([]AccessRequest, e
 		err = nil
 	}
 	return out, err
-}
-
-// categoryNames lists the notification categories, sorted.
-func categoryNames() []string {
-	out := make([]string, 0, len(Categories))
-	for c := range Categories {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
 }

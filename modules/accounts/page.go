@@ -13,10 +13,12 @@ import (
 // button, and the page posts the token to /auth/verify, shows the session
 // token it answers, and keeps the person signed in to this server's own
 // pages (OAuth consent) with the session cookie.
-type SignInPage struct{ token string }
+type SignInPage struct{ token, title string }
 
 // WritePage implements registry.Page.
-func (p SignInPage) WritePage(w io.Writer) error { return signInPage.Execute(w, p.token) }
+func (p SignInPage) WritePage(w io.Writer) error {
+	return signInPage.Execute(w, struct{ Token, Title string }{p.token, p.title})
+}
 
 // linkTokenShape tells a link token (hex, as mailed) from anything else; it
 // looks nothing up, so every caller is answered alike.
@@ -48,14 +50,14 @@ func (a *Auth) declarePage(reg *registry.Registry) {
 		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
 
 		Handle: func(_ context.Context, c *registry.Call, _ *NoInput) (SignInPage, error) {
-			return SignInPage{token: c.Var("token")}, nil
+			return SignInPage{token: c.Var("token"), title: a.words.Title}, nil
 		},
 	})
 }
 
 var signInPage = template.Must(template.New("signin").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in to Cairn</title>
+<title>Sign in to {{.Title}}</title>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
 button{font:inherit;padding:.5rem 1.25rem;border:0;border-radius:.3rem;background:#2d6a4f;color:#fff;cursor:pointer}
@@ -63,9 +65,9 @@ code{display:block;word-break:break-all;background:#f3f3f3;padding:.5rem;border-
 .error{color:#a4161a}
 </style></head>
 <body>
-<h1>Sign in to Cairn</h1>
+<h1>Sign in to {{.Title}}</h1>
 <p>This link signs you in once, within 30 minutes of being sent.</p>
-<form id="signin" data-token="{{.}}"><button type="submit">Sign in</button></form>
+<form id="signin" data-token="{{.Token}}"><button type="submit">Sign in</button></form>
 <div id="result" hidden>
 <p>You are signed in. Your access token (valid 15 minutes):</p><code id="token"></code>
 <p>Your refresh token (gets the next access token from <em>POST /auth/refresh</em>):</p><code id="refresh"></code>

@@ -41,6 +41,9 @@ const sessionToken = "session"
 type Settings struct {
 	// FrontendURL is where mailed links point ({frontend}/auth/verify/{token}).
 	FrontendURL string
+	// Server, when FrontendURL is empty, is read at each mail instead:
+	// the server's own URL, with its real port once it listens.
+	Server func() string
 	// Secret keys the refresh tokens' encryption and the access requests'
 	// signatures. Empty: a random one per process (links and refresh
 	// tokens then do not survive a restart, nor work across replicas).
@@ -53,10 +56,11 @@ type Auth struct {
 	store    *Store
 	mail     mail.Sender
 	log      *slog.Logger
-	frontend string
+	frontend func() string
 	seal     cipher.AEAD
 	signKey  []byte
 	holders  []Holder
+	words    Words
 	now      func() time.Time
 }
 
@@ -69,8 +73,13 @@ type Holder interface {
 	Export(ctx context.Context, userID string) (any, error)
 }
 
-// NewAuth builds the human door over the store and the mail sender.
-func NewAuth(store *Store, sender mail.Sender, set Settings, holders []Holder, log *slog.Logger) (*Auth, error) {
+// NewAuth builds the human door over the store and the mail sender, in
+// the product's words.
+func NewAuth(store *Store, sender mail.Sender, set Settings, words Words, holders []Holder, log *slog.Logger) (*Auth, error) {
+	words, err := words.complete()
+	if err != nil {
+		return nil, err
+	}
 	secret := set.Secret
 	if secret == "" {
 		b := make([]byte, 32)
@@ -93,9 +102,17 @@ func NewAuth(store *Store, sender mail.Sender, set Settings, holders []Holder, l
 		return nil, err
 	}
 	signKey := sha256.Sum256([]byte("cairn access-request signature\x00" + secret))
-	return &Auth{store: store, mail: sender, log: log, frontend: strings.TrimRight(set.FrontendURL, "/"),
-		seal: aead, signKey: signKey[:], holders: holders, now: func() time.Time { return time.Now().UTC() }}, nil
+	front := strings.TrimRight(set.FrontendURL, "/")
+	frontend := func() string { return front }
+	if front == "" && set.Server != nil {
+		frontend = func() string { return strings.TrimRight(set.Server(), "/") }
+	}
+	return &Auth{store: store, mail: sender, log: log, frontend: frontend,
+		seal: aead, signKey: signKey[:], holders: holders, words: words, now: func() time.Time { return time.Now().UTC() }}, nil
 }
+
+// Words are the product's words the door speaks, defaults filled in.
+func (a *Auth) Words() Words { return a.words }
 
 // randomHex is n random bytes, hex-encoded.
 func randomHex(n int) string {
@@ -173,10 +190,10 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 		return nil, false, fmt.Errorf("--email: %s", verr.Violations[0].Reason)
 	}
 	if locale == "" {
-		locale = "fr"
+		locale = a.words.Locale
 	}
-	if locale != "fr" && locale != "en" {
-		return nil, false, fmt.Errorf("--locale: %q is not fr or en", locale)
+	if !supported(locale) {
+		return nil, false, fmt.Errorf("--locale: %q is not one of %s", locale, strings.Join(Locales, ", "))
 	}
 	var (
 		u       *User
@@ -204,7 +221,7 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	if err := a.mail.Send(ctx, invitation(u, link)); err != nil {
+	if err := a.mail.Send(ctx, a.message("invitation", u.Locale, u.Email, link)); err != nil {
 		return u, created, fmt.Errorf("the user exists but the invitation could not be mailed (run the command again): %w", err)
 	}
 	return u, created, nil
@@ -243,7 +260,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 	if err != nil || token == "" {
 		return "", err
 	}
-	return a.frontend + "/auth/verify/" + token, nil
+	return a.frontend() + "/auth/verify/" + token, nil
 }
 
 // Tokens is a signed-in session: a short-lived bearer token and the

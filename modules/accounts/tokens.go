@@ -80,7 +80,7 @@ func (s *Store) RevokeToken(ctx context.Context, email, ref string) (int, error)
 		return 0, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("%w %s for %s (cairn token list --email shows them)", ErrNoSuchToken, registry.Quote(ref), registry.Quote(email))
+		return 0, fmt.Errorf("%w %s for %s (the person's list of tokens shows them)", ErrNoSuchToken, registry.Quote(ref), registry.Quote(email))
 	}
 	return n, nil
 }

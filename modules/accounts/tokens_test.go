@@ -10,7 +10,6 @@ import (
 
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
-	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage/storagetest"
 )
@@ -29,10 +28,10 @@ func TestListAndRevokeTokens(t *testing.T) {
 		require.NoError(t, err)
 		other, _, err := s.EnsureUser(ctx, "other@example.com")
 		require.NoError(t, err)
-		read := []registry.Scope{scopes.TripsRead}
+		read := []registry.Scope{readScope}
 		a, err := s.CreateToken(ctx, u.ID, "ci", read, 0)
 		require.NoError(t, err)
-		b, err := s.CreateToken(ctx, u.ID, "ci", []registry.Scope{scopes.TripsRead, scopes.TripsWrite}, time.Hour)
+		b, err := s.CreateToken(ctx, u.ID, "ci", []registry.Scope{readScope, writeScope}, time.Hour)
 		require.NoError(t, err)
 		c, err := s.CreateToken(ctx, other.ID, "ci", read, 0)
 		require.NoError(t, err)

@@ -87,7 +87,7 @@ func checkRefresh(in *RefreshInput) []registry.Violation {
 
 func cleanPatchMe(*PatchMeInput) {}
 func checkPatchMe(in *PatchMeInput) []registry.Violation {
-	if in.Locale != nil && *in.Locale != "fr" && *in.Locale != "en" {
+	if in.Locale != nil && !supported(*in.Locale) {
 		return []registry.Violation{{Field: "locale", Reason: "must be fr or en"}}
 	}
 	return nil

@@ -1,8 +1,9 @@
 // Package mail sends the product's messages: through an SMTP server when one
 // is configured (github.com/wneessen/go-mail), and otherwise into a local
-// outbox, a folder of the data directory that `cairn mail` reads back, each
-// message's link also written to the log. A message that cannot be sent is
-// an error for the caller, never dropped.
+// outbox, a folder of the data directory that a product's command reads
+// back (Outbox.List, Outbox.Read), each message's link also written to the
+// log. A message that cannot be sent is an error for the caller, never
+// dropped.
 package mail
 
 import (
@@ -199,7 +200,7 @@ func (o *Outbox) Read(id string) (Message, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		matches, _ := filepath.Glob(filepath.Join(o.dir, id+"*.json"))
 		if len(matches) != 1 {
-			return Message{}, fmt.Errorf("no message %q in the outbox %s (cairn mail list shows them)", id, o.dir)
+			return Message{}, fmt.Errorf("no message %q in the outbox %s (its list shows them)", id, o.dir)
 		}
 		raw, err = os.ReadFile(matches[0])
 	}
@@ -213,7 +214,7 @@ func (o *Outbox) Read(id string) (Message, error) {
 	return m, nil
 }
 
-// parseAddress checks a single bare address such as "Cairn <a@b.c>" or "a@b.c".
+// parseAddress checks a single bare address such as "Notes <a@b.c>" or "a@b.c".
 func parseAddress(s string) (string, error) {
 	if s == "" {
 		return "", errors.New("a sender address is required")

@@ -34,19 +34,19 @@ func TestOutboxKeepsMessages(t *testing.T) {
 func TestSMTPSends(t *testing.T) {
 	t.Parallel()
 	srv := mailtest.Start(t)
-	s, err := mail.NewSMTP(srv.URL, "Cairn <no-reply@cairn.local>")
+	s, err := mail.NewSMTP(srv.URL, "Notes <no-reply@notes.example>")
 	require.NoError(t, err)
 	long := "https://front.example/auth/verify/" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	require.NoError(t, s.Send(context.Background(), mail.Message{To: "rider@example.com", Subject: "Votre accès à Cairn", Text: "Ouvrez :\n\n" + long + "\n", Link: long}))
+	require.NoError(t, s.Send(context.Background(), mail.Message{To: "rider@example.com", Subject: "Votre accès à Notes", Text: "Ouvrez :\n\n" + long + "\n", Link: long}))
 	m := srv.Next(t, 1)
 	require.Equal(t, []string{"rider@example.com"}, m.To)
-	require.Equal(t, "Votre accès à Cairn", m.Subject)
+	require.Equal(t, "Votre accès à Notes", m.Subject)
 	require.Equal(t, long, m.Link(), "a long link arrives whole")
 }
 
 func TestSMTPFailureIsAnError(t *testing.T) {
 	t.Parallel()
-	s, err := mail.NewSMTP("smtp://127.0.0.1:1?tls=none", "no-reply@cairn.local")
+	s, err := mail.NewSMTP("smtp://127.0.0.1:1?tls=none", "no-reply@notes.example")
 	require.NoError(t, err)
 	require.Error(t, s.Send(context.Background(), mail.Message{To: "rider@example.com", Subject: "x", Text: "x"}))
 }

@@ -319,10 +319,10 @@ func (p AppsPage) AsPage() registry.Page { return p }
 func (p AppsPage) ContentSecurityPolicy() string { return appsPolicy }
 
 type appsView struct {
-	Email, CSRF, NewToken string
-	Grants                []grant
-	Tokens                []tokenLine
-	Scopes                []registry.ScopeDoc
+	Product, Email, CSRF, NewToken string
+	Grants                         []grant
+	Tokens                         []tokenLine
+	Scopes                         []registry.ScopeDoc
 }
 
 type tokenLine struct {
@@ -338,7 +338,7 @@ func (s *Server) appsPage(ctx context.Context, c *registry.Call, sess accounts.S
 	if err != nil {
 		return AppsPage{}, err
 	}
-	v := appsView{Email: sess.Email, CSRF: pageCSRF(c), NewToken: newToken, Grants: gs, Scopes: s.reg.ScopeDocs()}
+	v := appsView{Product: s.auth.Words().Title, Email: sess.Email, CSRF: pageCSRF(c), NewToken: newToken, Grants: gs, Scopes: s.reg.ScopeDocs()}
 	for _, t := range ts {
 		l := tokenLine{ID: t.ID, Name: t.Name, Scopes: registry.JoinScopes(t.Scopes), Created: t.CreatedAt.Format("2006-01-02"), Expires: "never"}
 		if t.ExpiresAt != nil {
@@ -351,9 +351,9 @@ func (s *Server) appsPage(ctx context.Context, c *registry.Call, sess accounts.S
 
 var appsTemplate = template.Must(template.New("apps").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Connected apps and tokens</title>` + style + `</head><body>
+<title>Connected apps and tokens: {{.Product}}</title>` + style + `</head><body>
 <h1>Connected apps and tokens</h1>
-<p class="who">Signed in as {{.Email}}.</p>
+<p class="who">Signed in to {{.Product}} as {{.Email}}.</p>
 {{if .NewToken}}<div id="new-token"><p>Your new token, shown this once: copy it now.</p><code id="token">{{.NewToken}}</code></div>{{end}}
 <h2>Applications</h2>
 {{if .Grants}}<table id="grants"><tr><th>Application</th><th>From</th><th>May</th><th>Since</th><th></th></tr>

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/outbound"
 	"cairn.dev/cairn/storage"
 )
 
@@ -42,10 +42,10 @@ const (
 )
 
 // Fetcher gets a document over https under the SSRF rules: loopback,
-// private and link-local addresses refused at connect time. *fetch.Client
+// private and link-local addresses refused at connect time. *outbound.Client
 // is one; NewFetcher makes it with the limits of metadata documents.
 type Fetcher interface {
-	Get(ctx context.Context, rawURL string) (*fetch.Response, error)
+	Get(ctx context.Context, rawURL string) (*outbound.Response, error)
 }
 
 // FetchPolicy is what the deployment lets the metadata fetch reach beyond
@@ -60,8 +60,8 @@ type FetchPolicy struct {
 
 // NewFetcher is the metadata documents' fetch client: https only, no
 // redirect (the document must be at its own id), no retry, 5 KiB, 5 s.
-func NewFetcher(p FetchPolicy) *fetch.Client {
-	return fetch.New(fetch.Options{
+func NewFetcher(p FetchPolicy) *outbound.Client {
+	return outbound.New(outbound.Options{
 		Allow: p.Allow, RootCAs: p.RootCAs,
 		MaxRedirects: -1, Retries: -1, Timeout: MetadataTimeout, MaxBytes: MaxMetadataDocument,
 		Header: http.Header{"Accept": {"application/json"}, "User-Agent": {"Cairn OAuth client metadata"}},
@@ -171,19 +171,19 @@ func checkGrants(grants, responses []string) string {
 // fetchRefusal words a failed fetch for the person and the client; what
 // the fetch client knows of the address is not repeated.
 func fetchRefusal(err error) *ClientRefusal {
-	var status *fetch.StatusError
+	var status *outbound.StatusError
 	switch {
-	case errors.Is(err, fetch.ErrForbiddenAddress):
+	case errors.Is(err, outbound.ErrForbiddenAddress):
 		return refuseMetadata("the client metadata document is on a private or local address, which this server does not reach")
-	case errors.Is(err, fetch.ErrTooLarge):
+	case errors.Is(err, outbound.ErrTooLarge):
 		return refuseMetadata("the client metadata document is larger than 5 KiB")
-	case errors.Is(err, fetch.ErrRedirect):
+	case errors.Is(err, outbound.ErrRedirect):
 		return refuseMetadata("the client metadata document answered with a redirect; it must be served at its client_id")
-	case errors.Is(err, fetch.ErrScheme), errors.Is(err, fetch.ErrURL):
+	case errors.Is(err, outbound.ErrScheme), errors.Is(err, outbound.ErrURL):
 		return refuseMetadata("the client_id is not an https URL this server can fetch")
 	case errors.As(err, &status):
 		return refuseMetadata("the client metadata document answered HTTP " + strconv.Itoa(status.Code))
-	case errors.Is(err, fetch.ErrResolve):
+	case errors.Is(err, outbound.ErrResolve):
 		return refuseMetadata("the client_id's host name does not resolve")
 	}
 	return refuseMetadata("the client metadata document could not be fetched; try again")

@@ -127,7 +127,7 @@ func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoIn
 	for _, d := range s.reg.ScopeDocs() {
 		docs[d.Scope] = d.Doc
 	}
-	v := consentView{Client: cl.Name, Email: sess.Email, Action: PendingPath + a.ID, CSRF: a.CSRF}
+	v := consentView{Client: cl.Name, Product: s.auth.Words().Title, Email: sess.Email, Action: PendingPath + a.ID, CSRF: a.CSRF}
 	for _, sc := range parseScopes(a.Scope) {
 		v.Scopes = append(v.Scopes, scopeLine{Name: string(sc), Doc: docs[sc]})
 	}
@@ -276,9 +276,9 @@ const strictPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action
 type scopeLine struct{ Name, Doc string }
 
 type consentView struct {
-	Client, Host, Kind, Registration, ReturnHost, Email string
-	Scopes                                              []scopeLine
-	Action, CSRF                                        string
+	Client, Product, Host, Kind, Registration, ReturnHost, Email string
+	Scopes                                                       []scopeLine
+	Action, CSRF                                                 string
 }
 
 const style = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
@@ -288,7 +288,7 @@ button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}table{border-colla
 var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>Allow {{.Client}}?</title>` + style + `</head><body>
-<h1>Allow <strong id="client">{{.Client}}</strong> to use your Cairn account?</h1>
+<h1>Allow <strong id="client">{{.Client}}</strong> to use your {{.Product}} account?</h1>
 <p class="who"><span class="kind" id="kind">{{.Kind}}</span> from <strong id="host">{{.Host}}</strong>. <span id="registration">{{.Registration}}</span>
 After your answer, you go back to <strong>{{.ReturnHost}}</strong>. You are signed in as {{.Email}}.</p>
 <p>It asks to:</p>

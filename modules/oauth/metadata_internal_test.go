@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/outbound"
 	"cairn.dev/cairn/registry"
 )
 
@@ -20,7 +21,7 @@ func TestMetadataSaysWhatIsServed(t *testing.T) {
 		fetcher Fetcher
 		want    bool
 	}{
-		{"with a fetch client", fetch.New(fetch.Options{}), true},
+		{"with a fetch client", fetch.New(outbound.Options{}), true},
 		{"without one", nil, false},
 	}
 	for _, tt := range tests {

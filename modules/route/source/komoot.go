@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/route/text"
+	"cairn.dev/cairn/outbound"
 )
 
 // Komoot has no public API. Its tour and collection pages carry their data
@@ -178,7 +178,7 @@ func (f *Fetcher) komootCollection(ctx context.Context, id string) (Route, error
 // answering non-200 (private, removed) or without points. Anything else
 // (refused address, provider down, unreadable page) fails the collection.
 func skippable(err error) bool {
-	var status *fetch.StatusError
+	var status *outbound.StatusError
 	return errors.As(err, &status) || errors.Is(err, ErrEmptyRoute)
 }
 

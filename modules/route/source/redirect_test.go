@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/source"
+	"cairn.dev/cairn/outbound"
 )
 
 // TestFetchStaysOnTheProviderOrigin checks that a provider's redirect is
@@ -58,8 +58,8 @@ func TestFetchStaysOnTheProviderOrigin(t *testing.T) {
 			_, err := f.Fetch(context.Background(), "https://ridewithgps.com/routes/7")
 
 			require.ErrorIs(t, err, source.ErrFetchFailed)
-			require.ErrorIs(t, err, fetch.ErrRedirect)
-			require.ErrorIs(t, err, fetch.ErrHostNotAllowed)
+			require.ErrorIs(t, err, outbound.ErrRedirect)
+			require.ErrorIs(t, err, outbound.ErrHostNotAllowed)
 			assert.Zero(t, strayed.Load(), "the redirect left the provider's origin")
 			assert.Equal(t, 1, p.hitsOf("/routes/7.json"), "a refused redirect is final: no retry")
 			assert.Zero(t, p.hitsOf("/routes/8.json"))

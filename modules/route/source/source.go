@@ -5,7 +5,7 @@
 // The caller's URL is only ever matched, never requested: an anchored
 // pattern recognises the provider and captures the numeric id, and the id
 // alone goes into a fixed path on the provider's configured base URL. Each
-// provider has its own fetch.Client, locked to the origin (scheme, host and
+// provider has its own outbound.Client, locked to the origin (scheme, host and
 // port) of its base URL, so the SSRF defences of package fetch (address
 // policy at connect time, https, two redirects within the origin, 10 s,
 // 30 MiB, retries) apply to every request.
@@ -22,6 +22,7 @@ import (
 
 	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/outbound"
 )
 
 // Source types, as stored on the trip and published in route_parsed.
@@ -122,7 +123,7 @@ type Options struct {
 	// Fetch is the policy for every provider's client. Its Origin and
 	// Header are set per provider; the rest (AllowHTTP and Allow in tests, delays)
 	// is used as given.
-	Fetch fetch.Options
+	Fetch outbound.Options
 	// Cache keeps routes per Ref; nil means none.
 	Cache Cache
 	// CacheTTL is how long a route stays cached; 0 means DefaultCacheTTL.
@@ -143,7 +144,7 @@ type Fetcher struct {
 // provider is one source's base URL and its origin-locked client.
 type provider struct {
 	base   *url.URL
-	client *fetch.Client
+	client *outbound.Client
 }
 
 // New builds a Fetcher; it fails only on a malformed base URL.
@@ -168,7 +169,7 @@ func New(opts Options) (*Fetcher, error) {
 	return f, nil
 }
 
-func newProvider(raw, def, accept string, opts fetch.Options) (provider, error) {
+func newProvider(raw, def, accept string, opts outbound.Options) (provider, error) {
 	if raw == "" {
 		raw = def
 	}

@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/modules/route/export"
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/route/source"
+	"cairn.dev/cairn/outbound"
 )
 
 // answer is what the fake providers serve at a path.
@@ -81,8 +81,8 @@ func (p *providers) paths() []string {
 }
 
 // testFetch reaches the local server over http and retries without delay.
-func testFetch() fetch.Options {
-	return fetch.Options{
+func testFetch() outbound.Options {
+	return outbound.Options{
 		AllowHTTP:  true,
 		Allow:      []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 		RetryDelay: time.Millisecond,
@@ -491,13 +491,13 @@ func TestFetchRefRefusesIDThatIsNotDigits(t *testing.T) {
 // server is a forbidden address and is never reached.
 func TestFetchKeepsFetchPolicy(t *testing.T) {
 	t.Parallel()
-	f, p := setup(t, source.Options{Fetch: fetch.Options{AllowHTTP: true}})
+	f, p := setup(t, source.Options{Fetch: outbound.Options{AllowHTTP: true}})
 	p.set("/tour/1", answer{body: komootTour(t, "x", trackA)})
 
 	_, err := f.Fetch(context.Background(), "https://www.komoot.com/tour/1")
 
 	require.ErrorIs(t, err, source.ErrFetchFailed)
-	require.ErrorIs(t, err, fetch.ErrForbiddenAddress)
+	require.ErrorIs(t, err, outbound.ErrForbiddenAddress)
 	assert.Empty(t, p.paths())
 }
 
@@ -515,7 +515,7 @@ func TestFetchStaysOnTheProviderHost(t *testing.T) {
 	_, err := f.Fetch(context.Background(), "https://ridewithgps.com/routes/7")
 
 	require.ErrorIs(t, err, source.ErrFetchFailed)
-	require.ErrorIs(t, err, fetch.ErrHostNotAllowed)
+	require.ErrorIs(t, err, outbound.ErrHostNotAllowed)
 	assert.Zero(t, strayed.Load())
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn.dev/cairn/modules/route/fetch"
 	"cairn.dev/cairn/modules/route/source"
+	"cairn.dev/cairn/outbound"
 )
 
 // TestRecogniseSSRFForms runs the address forms used to make a server
@@ -194,7 +194,7 @@ func TestRecogniseNormalisesToTheFixedPath(t *testing.T) {
 			// The fake providers answer 404 to every path: the request is
 			// what is checked here, not the route.
 			_, err = f.Fetch(context.Background(), tt.give)
-			var status *fetch.StatusError
+			var status *outbound.StatusError
 			require.ErrorAs(t, err, &status)
 			assert.Equal(t, http.StatusNotFound, status.Code)
 			assert.Equal(t, []string{tt.wantPath}, p.paths(), "only the fixed path is requested")

@@ -1,4 +1,4 @@
-package fetch
+package outbound
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // blocked lists the special-purpose ranges of the IANA IPv4 and IPv6
-// registries that a fetch of public route data never needs. Some overlap
+// registries that a fetch of a public document never needs. Some overlap
 // with netip's predicates, which also run: the table is the readable
 // statement of policy, the predicates a second net.
 //
@@ -56,7 +56,7 @@ var blocked = []netip.Prefix{
 }
 
 // public reports whether a, already unmapped and without zone, is an address
-// a route fetch may reach.
+// a fetch may reach.
 func public(a netip.Addr) bool {
 	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() {
 		return false

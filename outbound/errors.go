@@ -1,4 +1,4 @@
-package fetch
+package outbound
 
 import (
 	"errors"
@@ -15,34 +15,34 @@ var (
 	// address (loopback, private, link-local, metadata, CGNAT, multicast, …),
 	// or a host spelled as a non-canonical IPv4 number. The error returned is
 	// a *ForbiddenAddressError telling which address, for logs.
-	ErrForbiddenAddress = errors.New("fetch: destination address not allowed")
+	ErrForbiddenAddress = errors.New("outbound: destination address not allowed")
 	// ErrScheme refuses a URL, first or redirected to, whose scheme is not
 	// https (or http when Options.AllowHTTP is set).
-	ErrScheme = errors.New("fetch: URL scheme not allowed")
+	ErrScheme = errors.New("outbound: URL scheme not allowed")
 	// ErrHostNotAllowed refuses a request outside Options.Origin, when the
 	// client is locked to one, and is the reason of an ErrRedirect leaving
 	// the origin of the first request: another scheme, host or port.
-	ErrHostNotAllowed = errors.New("fetch: origin not allowed")
+	ErrHostNotAllowed = errors.New("outbound: origin not allowed")
 	// ErrTooManyRedirects is the reason of an ErrRedirect once a response
 	// would be the redirect after Options.MaxRedirects.
-	ErrTooManyRedirects = errors.New("fetch: too many redirects")
+	ErrTooManyRedirects = errors.New("outbound: too many redirects")
 	// ErrTooLarge is returned once the response body exceeds
 	// Options.MaxBytes; it is detected while reading, whatever the response
 	// announced.
-	ErrTooLarge = errors.New("fetch: response larger than the limit")
+	ErrTooLarge = errors.New("outbound: response larger than the limit")
 	// ErrRedirect refuses a redirect without following it. The error also
 	// matches its reason: ErrHostNotAllowed (another origin), ErrScheme,
 	// ErrURL (a host name outside ASCII, say) or ErrTooManyRedirects. A
 	// refused redirect is final: Get does not retry it, and a caller should
 	// not either, since the server will answer the same.
-	ErrRedirect = errors.New("fetch: redirect refused")
+	ErrRedirect = errors.New("outbound: redirect refused")
 	// ErrResolve is a host name that did not resolve: not found, no
 	// address, or the resolver failed. errors.As gives the resolver's own
 	// error (a *net.DNSError, typically) for logs. Get does not retry it.
-	ErrResolve = errors.New("fetch: host name did not resolve")
+	ErrResolve = errors.New("outbound: host name did not resolve")
 	// ErrURL refuses a URL that does not parse, has no host, has a host
 	// name outside ASCII (write an IDN in punycode) or carries credentials.
-	ErrURL = errors.New("fetch: malformed URL")
+	ErrURL = errors.New("outbound: malformed URL")
 )
 
 // ForbiddenAddressError is ErrForbiddenAddress with what was refused. Its
@@ -73,7 +73,7 @@ type StatusError struct {
 }
 
 // Error gives the status code.
-func (e *StatusError) Error() string { return fmt.Sprintf("fetch: status %d", e.Code) }
+func (e *StatusError) Error() string { return fmt.Sprintf("outbound: status %d", e.Code) }
 
 // retryable reports whether the status says "try again later".
 func (e *StatusError) retryable() bool {
@@ -85,7 +85,7 @@ type redirectError struct{ reason error }
 
 // Error names the reason, a fixed sentinel: never the destination.
 func (e *redirectError) Error() string {
-	return ErrRedirect.Error() + ": " + strings.TrimPrefix(e.reason.Error(), "fetch: ")
+	return ErrRedirect.Error() + ": " + strings.TrimPrefix(e.reason.Error(), "outbound: ")
 }
 
 // Unwrap makes errors.Is hold for ErrRedirect and for the reason.
@@ -93,7 +93,7 @@ func (e *redirectError) Unwrap() []error { return []error{ErrRedirect, e.reason}
 
 // errNoAddress is the cause of an ErrResolve when the resolver answered no
 // address at all.
-var errNoAddress = errors.New("fetch: no address")
+var errNoAddress = errors.New("outbound: no address")
 
 // resolveError is ErrResolve with the resolver's error. Its message is
 // fixed: a *net.DNSError's repeats the host name.

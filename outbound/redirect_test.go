@@ -1,4 +1,4 @@
-package fetch_test
+package outbound_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"cairn.dev/cairn/modules/route/fetch"
+	"cairn.dev/cairn/outbound"
 )
 
 // portOf is the port a test server listens on.
@@ -69,17 +69,17 @@ func TestGetRedirectKeepsTheOrigin(t *testing.T) {
 		wantErr    error // nil: followed, "ok" answered
 		wantHop    int32 // requests the intermediate hop got
 	}{
-		{name: "another port", start: "http://127.0.0.1:{plain}/health", wantErr: fetch.ErrHostNotAllowed},
-		{name: "scheme-relative to another port", start: "//127.0.0.1:{plain}/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "https upgrade to another port", start: "https://127.0.0.1:{tls}/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "https upgrade on the same port", start: "https://127.0.0.1:{front}/ok", wantErr: fetch.ErrHostNotAllowed},
-		{name: "another name for the same address", start: "http://local.test:{front}/ok", wantErr: fetch.ErrHostNotAllowed},
-		{name: "trailing dot", start: "http://127.0.0.1.:{front}/ok", wantErr: fetch.ErrHostNotAllowed},
-		{name: "two hops ending on another port", start: "/hop", hop: "http://127.0.0.1:{plain}/", wantErr: fetch.ErrHostNotAllowed, wantHop: 1},
-		{name: "two hops, scheme-relative", start: "/hop", hop: "//127.0.0.1:{plain}/", wantErr: fetch.ErrHostNotAllowed, wantHop: 1},
-		{name: "two hops, https upgrade", start: "/hop", hop: "https://127.0.0.1:{tls}/", wantErr: fetch.ErrHostNotAllowed, wantHop: 1},
-		{name: "to a scheme never fetched", start: "ftp://127.0.0.1:{front}/", wantErr: fetch.ErrScheme},
-		{name: "past the limit, same origin", start: "/hop", hop: "/hop", wantErr: fetch.ErrTooManyRedirects, wantHop: 2},
+		{name: "another port", start: "http://127.0.0.1:{plain}/health", wantErr: outbound.ErrHostNotAllowed},
+		{name: "scheme-relative to another port", start: "//127.0.0.1:{plain}/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "https upgrade to another port", start: "https://127.0.0.1:{tls}/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "https upgrade on the same port", start: "https://127.0.0.1:{front}/ok", wantErr: outbound.ErrHostNotAllowed},
+		{name: "another name for the same address", start: "http://local.test:{front}/ok", wantErr: outbound.ErrHostNotAllowed},
+		{name: "trailing dot", start: "http://127.0.0.1.:{front}/ok", wantErr: outbound.ErrHostNotAllowed},
+		{name: "two hops ending on another port", start: "/hop", hop: "http://127.0.0.1:{plain}/", wantErr: outbound.ErrHostNotAllowed, wantHop: 1},
+		{name: "two hops, scheme-relative", start: "/hop", hop: "//127.0.0.1:{plain}/", wantErr: outbound.ErrHostNotAllowed, wantHop: 1},
+		{name: "two hops, https upgrade", start: "/hop", hop: "https://127.0.0.1:{tls}/", wantErr: outbound.ErrHostNotAllowed, wantHop: 1},
+		{name: "to a scheme never fetched", start: "ftp://127.0.0.1:{front}/", wantErr: outbound.ErrScheme},
+		{name: "past the limit, same origin", start: "/hop", hop: "/hop", wantErr: outbound.ErrTooManyRedirects, wantHop: 2},
 
 		{name: "same origin, relative", start: "/ok"},
 		{name: "same origin, absolute", start: "http://127.0.0.1:{front}/ok"},
@@ -107,7 +107,7 @@ func TestGetRedirectKeepsTheOrigin(t *testing.T) {
 
 			for _, lock := range []string{"", frontSrv.URL} {
 				opts.Origin = lock
-				client := fetch.New(opts)
+				client := outbound.New(opts)
 				before := front.hits["/start"].Load()
 
 				resp, err := client.Get(context.Background(), frontSrv.URL+"/start")
@@ -120,7 +120,7 @@ func TestGetRedirectKeepsTheOrigin(t *testing.T) {
 					assert.Equal(t, "ok", string(resp.Body))
 					continue
 				}
-				require.ErrorIs(t, err, fetch.ErrRedirect, "origin lock %q", lock)
+				require.ErrorIs(t, err, outbound.ErrRedirect, "origin lock %q", lock)
 				require.ErrorIs(t, err, tt.wantErr, "origin lock %q", lock)
 				for _, port := range ports {
 					assert.NotContains(t, err.Error(), port, "the message must not echo the destination")
@@ -148,16 +148,16 @@ func TestGetOriginLock(t *testing.T) {
 	}{
 		{name: "the origin", give: targetSrv.URL + "/routes/1"},
 		{name: "the origin, scheme in upper case", give: "HTTP://127.0.0.1:" + port + "/"},
-		{name: "another port", give: otherSrv.URL + "/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "no port: the scheme's own", give: "http://127.0.0.1/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "another scheme", give: "https://127.0.0.1:" + port + "/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "another name, same address", give: "http://local.test:" + port + "/", wantErr: fetch.ErrHostNotAllowed},
-		{name: "port with a leading zero", give: "http://127.0.0.1:0" + port + "/", wantErr: fetch.ErrHostNotAllowed},
+		{name: "another port", give: otherSrv.URL + "/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "no port: the scheme's own", give: "http://127.0.0.1/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "another scheme", give: "https://127.0.0.1:" + port + "/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "another name, same address", give: "http://local.test:" + port + "/", wantErr: outbound.ErrHostNotAllowed},
+		{name: "port with a leading zero", give: "http://127.0.0.1:0" + port + "/", wantErr: outbound.ErrHostNotAllowed},
 	}
 	opts := testOptions()
 	opts.Origin = targetSrv.URL
 	opts.Resolver = fakeDNS{"local.test": {netip.MustParseAddr("127.0.0.1")}}
-	client := fetch.New(opts)
+	client := outbound.New(opts)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := client.Get(context.Background(), tt.give)
@@ -166,7 +166,7 @@ func TestGetOriginLock(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, tt.wantErr)
-			assert.NotErrorIs(t, err, fetch.ErrRedirect, "no redirect was involved")
+			assert.NotErrorIs(t, err, outbound.ErrRedirect, "no redirect was involved")
 		})
 	}
 	assert.Zero(t, other.hits.Load())
@@ -193,16 +193,16 @@ func TestGetRefusesNonASCIIHost(t *testing.T) {
 	opts := testOptions()
 	opts.Resolver = resolver
 
-	_, err := fetch.New(opts).Get(context.Background(), homoglyph)
-	require.ErrorIs(t, err, fetch.ErrURL)
+	_, err := outbound.New(opts).Get(context.Background(), homoglyph)
+	require.ErrorIs(t, err, outbound.ErrURL)
 
-	_, err = fetch.New(opts).Get(context.Background(), frontSrv.URL+"/start")
-	require.ErrorIs(t, err, fetch.ErrRedirect)
-	require.ErrorIs(t, err, fetch.ErrURL)
+	_, err = outbound.New(opts).Get(context.Background(), frontSrv.URL+"/start")
+	require.ErrorIs(t, err, outbound.ErrRedirect)
+	require.ErrorIs(t, err, outbound.ErrURL)
 
 	opts.Origin = "http://kelvin.test:" + portOf(t, targetSrv)
-	_, err = fetch.New(opts).Get(context.Background(), homoglyph)
-	require.ErrorIs(t, err, fetch.ErrURL)
+	_, err = outbound.New(opts).Get(context.Background(), homoglyph)
+	require.ErrorIs(t, err, outbound.ErrURL)
 
 	assert.Zero(t, asked.Load(), "a non-ASCII host name was looked up")
 	assert.Zero(t, target.hits.Load())
@@ -237,10 +237,10 @@ func TestGetDoesNotRetryResolution(t *testing.T) {
 				return nil, tt.give
 			})
 
-			_, err := fetch.New(opts).Get(context.Background(), "http://flaky.test/")
+			_, err := outbound.New(opts).Get(context.Background(), "http://flaky.test/")
 
 			require.Error(t, err)
-			require.ErrorIs(t, err, fetch.ErrResolve)
+			require.ErrorIs(t, err, outbound.ErrResolve)
 			if tt.give != nil {
 				require.ErrorIs(t, err, tt.give, "the cause is kept for logs")
 			}
@@ -260,8 +260,8 @@ func TestGetMalformedOriginMatchesNothing(t *testing.T) {
 	for _, origin := range []string{"127.0.0.1:" + portOf(t, srv), "ftp://127.0.0.1", "://", "http://user@127.0.0.1:" + portOf(t, srv)} {
 		opts := testOptions()
 		opts.Origin = origin
-		_, err := fetch.New(opts).Get(context.Background(), srv.URL+"/")
-		require.ErrorIs(t, err, fetch.ErrHostNotAllowed, "origin %q", origin)
+		_, err := outbound.New(opts).Get(context.Background(), srv.URL+"/")
+		require.ErrorIs(t, err, outbound.ErrHostNotAllowed, "origin %q", origin)
 	}
 	assert.Zero(t, target.hits.Load())
 }
