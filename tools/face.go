@@ -391,7 +391,13 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			}
 		}
 		f.mapArguments(c, args)
-		if c.Op.Confirm.Asks() && req.Session != nil {
+		inBand := c.Op.Confirm.Asks() && asksInBand(req)
+		switch {
+		case inBand:
+			confirmation(req, c)
+		case c.Op.Confirm.Asks() && req.Session != nil && revision(req) < Revision20260728:
+			// A session that can still carry a server request (not the
+			// stateless HTTP endpoint, whose older clients declare nothing).
 			if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil {
 				c.Asker = elicitation{session: req.Session}
 			}
@@ -400,6 +406,8 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		switch {
 		case err != nil:
 			return f.errorResult(ctx, c, err), nil
+		case c.Confirmation != nil && inBand:
+			return inputRequired(c.Confirmation), nil
 		case c.Confirmation != nil:
 			return confirmationResult(c.Confirmation), nil
 		default:
@@ -578,12 +586,8 @@ func (f *Face) errorResult(ctx context.Context, c *registry.Call, err error) *mc
 type elicitation struct{ session *mcp.ServerSession }
 
 func (e elicitation) Ask(ctx context.Context, im registry.Impact) (bool, error) {
-	msg := im.Summary
-	for _, l := range im.Loses {
-		msg += "\n- " + l
-	}
 	res, err := e.session.Elicit(ctx, &mcp.ElicitParams{
-		Message:         msg + "\nProceed?",
+		Message:         impactWords(im) + "\nProceed?",
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	if err != nil {
