@@ -374,6 +374,7 @@ func mount(p mountParams) {
 	s.MCP = tools.New(mcpServer, p.Chain, p.HTTP.Schemas, p.Log)
 	s.MCP.Mount(reg)
 	s.MCP.ListCallable(p.Auth)
+	s.MCP.AcceptTasks(taskStore(p.Redis, p.Cfg.RedisPrefix))
 	// Stateless, both revisions: nothing of a conversation lives in this
 	// process between two requests (docs/mcp.md: "Transport").
 	mcpHandler := s.MCP.Handler(mcpLog)

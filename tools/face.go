@@ -47,6 +47,8 @@ type Face struct {
 	now     func() time.Time
 	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 	texts   *texts                           // the texts of recent results
+	reg     *registry.Registry
+	tasks   TaskStore // nil: no call becomes a task
 }
 
 // New returns the MCP face adding tools to server.
@@ -59,6 +61,7 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 
 // Mount adds one tool per tool name of reg.
 func (f *Face) Mount(reg *registry.Registry) {
+	f.reg = reg
 	f.ops = map[string][]*registry.Operation{}
 	for _, ops := range reg.Tools() {
 		t := f.Describe(ops)
@@ -410,9 +413,13 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			return inputRequired(c.Confirmation), nil
 		case c.Confirmation != nil:
 			return confirmationResult(c.Confirmation), nil
-		default:
-			return outputResult(f.texts, c.Output)
 		}
+		if task, err := f.becomeTask(ctx, req, c); err != nil {
+			return f.errorResult(ctx, c, registry.Internal(err)), nil
+		} else if task {
+			return &mcp.CallToolResult{}, nil // answered as the task, by taskMiddleware
+		}
+		return outputResult(f.texts, c.Output)
 	}
 }
 
