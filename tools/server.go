@@ -26,12 +26,22 @@ const (
 // tasks extension), and the cache hints of both revisions. Logging, roots
 // and sampling (deprecated in 2026-07-28) are not offered.
 func NewServer(impl *mcp.Implementation, instructions string, log *slog.Logger) *mcp.Server {
-	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
+	// Prompts and resources are served (the lists answer, empty when the
+	// product declares none), so they are declared: a capability says what
+	// the server answers, not how much it has.
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{},
+		Resources: &mcp.ResourceCapabilities{}, Completions: &mcp.CompletionCapabilities{}}
 	caps.AddExtension(TasksExtension, nil)
 	return mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions, Logger: log, Capabilities: caps,
-		SetCacheable: cacheHints,
+		SetCacheable: cacheHints, CompletionHandler: noCompletions,
 	})
+}
+
+// noCompletions answers completion/complete: no argument of this server
+// completes, so there is never a suggestion.
+func noCompletions(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // cacheHints sets ttlMs and cacheScope: private for what depends on the

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -117,7 +116,7 @@ func screen(next http.Handler) http.Handler {
 			return
 		}
 		if !batch && len(msgs) == 1 && r.Header.Get(headerProtocolVersion) >= Revision20260728 {
-			if m := msgs[0]; strings.HasPrefix(m.Method, "tasks/") {
+			if m := msgs[0]; taskMethods[m.Method] {
 				if got := r.Header.Get(headerName); got != m.Params.TaskID {
 					writeError(w, http.StatusBadRequest, m.ID, mcp.CodeHeaderMismatch,
 						fmt.Sprintf("header mismatch: %s header %q does not match params.taskId %q", headerName, got, m.Params.TaskID))
@@ -133,6 +132,9 @@ func screen(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// taskMethods are the methods of the tasks extension, which name a task.
+var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "tasks/cancel": true}
 
 // writeError answers a JSON-RPC error before the SDK saw the request.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {

@@ -53,9 +53,14 @@ func Node(t testing.TB) NPM {
 // and returns what it printed (stdout and stderr).
 func (n NPM) Run(t testing.TB, timeout time.Duration, script string, args ...string) ([]byte, error) {
 	t.Helper()
+	return n.exec(t, timeout, append([]string{filepath.Join(n.Dir, script)}, args...)...)
+}
+
+func (n NPM) exec(t testing.TB, timeout time.Duration, args ...string) ([]byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, n.Node, append([]string{filepath.Join(n.Dir, script)}, args...)...)
+	cmd := exec.CommandContext(ctx, n.Node, args...)
 	cmd.Dir = n.Dir
 	return cmd.CombinedOutput()
 }
