@@ -64,3 +64,21 @@ func (n NPM) exec(t testing.TB, timeout time.Duration, args ...string) ([]byte, 
 	cmd.Dir = n.Dir
 	return cmd.CombinedOutput()
 }
+
+// Bundle builds entry (a module of the npm folder) and what it imports
+// into one browser module with the folder's esbuild, and returns it.
+func (n NPM) Bundle(t testing.TB, entry string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "bundle.js")
+	cmd := exec.Command(filepath.Join(n.Dir, "node_modules", ".bin", "esbuild"), filepath.Join(n.Dir, entry),
+		"--bundle", "--format=esm", "--platform=browser", "--log-level=warning", "--outfile="+out)
+	cmd.Dir = n.Dir
+	if printed, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("esbuild %s: %v\n%s", entry, err, printed)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
