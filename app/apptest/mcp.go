@@ -170,3 +170,37 @@ func FollowTask(t testing.TB, s *mcp.ClientSession, id string) *TaskAnswer {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// Current sends one JSON-RPC request to /mcp as a 2026-07-28 client
+// writes it by hand: the protocol headers, and the per-request _meta with
+// the revision and caps as the client's capabilities; params is the rest.
+// It returns the JSON-RPC answer (result or error), decoded.
+func (a *App) Current(t testing.TB, token, method, name string, caps map[string]any, params map[string]any) map[string]any {
+	t.Helper()
+	p := map[string]any{"_meta": map[string]any{
+		mcp.MetaKeyProtocolVersion:    tools.Revision20260728,
+		mcp.MetaKeyClientCapabilities: caps,
+		mcp.MetaKeyClientInfo:         map[string]any{"name": "apptest", "version": "1"},
+	}}
+	for k, v := range params {
+		p[k] = v
+	}
+	headers := []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", tools.Revision20260728, "Mcp-Method", method}
+	if name != "" {
+		headers = append(headers, "Mcp-Name", name)
+	}
+	res := a.Do(t, http.MethodPost, "/mcp", token, map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": p}, headers...)
+	body := res.Body
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(res.Body), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				body = []byte(data)
+			}
+		}
+	}
+	var out map[string]any
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatalf("%s answered no JSON-RPC (%d): %s", method, res.Status, res.Body)
+	}
+	return out
+}

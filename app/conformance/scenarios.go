@@ -342,6 +342,7 @@ func (s *scenario) confirm() {
 	done := s.a.ViaHTTP(s.t, r)
 	require.Less(s.t, done.Status, 300, "%s: the call confirmed with its token acts: %s", s.op.ID, done.Raw)
 	require.True(s.t, s.fix.Written(s.t, s.a, s.u, asked[0]), "%s: Written does not see the confirmed call's write, so it cannot prove a refusal wrote nothing", s.op.ID)
+	s.confirmByRoundTrip() // the multi round-trip path: mrtr.go
 	if !s.op.Confirm.OnlyWhenLoses() {
 		return
 	}
