@@ -538,6 +538,9 @@ func outputResult(x *texts, out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if own, ok := out.(registry.Contents); ok {
+		return &mcp.CallToolResult{Content: blocks(own.Contents()), StructuredContent: json.RawMessage(b)}, nil
+	}
 	text, err := x.text(out, b)
 	if err != nil {
 		return nil, err
@@ -601,4 +604,22 @@ func (e elicitation) Ask(ctx context.Context, im registry.Impact) (bool, error) 
 		return false, err
 	}
 	return res.Action == "accept", nil
+}
+
+// blocks are an output's own content, as MCP content.
+func blocks(bs []registry.Block) []mcp.Content {
+	out := make([]mcp.Content, 0, len(bs))
+	for _, b := range bs {
+		switch b.Kind {
+		case registry.BlockImage:
+			out = append(out, &mcp.ImageContent{Data: b.Data, MIMEType: b.MIMEType})
+		case registry.BlockAudio:
+			out = append(out, &mcp.AudioContent{Data: b.Data, MIMEType: b.MIMEType})
+		case registry.BlockResource:
+			out = append(out, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Blob: b.Data}})
+		default:
+			out = append(out, &mcp.TextContent{Text: b.Text})
+		}
+	}
+	return out
 }

@@ -1,0 +1,76 @@
+package conformance_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/app/config"
+	kit "cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/examples/conformance"
+	"cairn.dev/cairn/registry/registrytest"
+)
+
+// TestRegistryCovered walks the product's declarations.
+func TestRegistryCovered(t *testing.T) {
+	t.Parallel()
+	product := conformance.Product()
+	cfg, err := config.Load("", nil, product.Keys()...)
+	require.NoError(t, err)
+	reg, err := app.Registry(product, cfg)
+	require.NoError(t, err)
+	registrytest.RequireCovered(t, reg)
+}
+
+// served are the suite's scenarios at 2026-07-28 whose fixtures the product
+// declares: each passes whole.
+var served = []string{
+	"tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
+	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
+	"server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete",
+	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+}
+
+// TestConformanceSuite runs the official MCP conformance suite at
+// --requirements 2026-07-28 against the product's /mcp: every scenario of
+// a fixture it declares passes; the others are logged, by scenario.
+func TestConformanceSuite(t *testing.T) {
+	npm := apptest.Node(t)
+	a := apptest.New(t, conformance.Product())
+	tok := a.Token(t, "suite@example.com")
+	got := npm.Suite(t, a.URL+"/mcp", tok, "--requirements", "2026-07-28")
+	for name, checks := range got {
+		if f := apptest.Failures(checks); len(f) > 0 {
+			t.Logf("not yet served: %s: %d of %d checks fail (%s: %s)", name, len(f), len(checks), f[0].ID, f[0].ErrorMessage)
+		}
+	}
+	for _, name := range served {
+		checks, ok := got[name]
+		if !ok {
+			t.Errorf("%s: the suite did not run it", name)
+			continue
+		}
+		for _, c := range apptest.Failures(checks) {
+			t.Errorf("%s: %s: %s", name, c.ID, c.ErrorMessage)
+		}
+	}
+}
+
+// TestKit drives the framework's conformance kit over the fixtures: each
+// is guarded on both faces like any operation.
+func TestKit(t *testing.T) {
+	t.Parallel()
+	none := func(testing.TB, *apptest.App, kit.User) apptest.Request { return apptest.Request{} }
+	fx := kit.Fixtures{"fixtures.greet": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"name": "kit"}}
+	}}, "fixtures.test_error_handling": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"succeed": true}}
+	}}}
+	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
+		"test_embedded_resource", "test_multiple_content_types"} {
+		fx["fixtures."+tool] = kit.Fixture{Valid: none}
+	}
+	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
+}
