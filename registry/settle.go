@@ -34,4 +34,7 @@ type Settlement struct {
 	// Failure is the failure's words when the work ran and failed; the
 	// read's output is then the result, marked as an error.
 	Failure string
+	// Broken is the words of a failure of the machinery itself (the work
+	// could not run, or crashed): no result, an error in its place.
+	Broken string
 }

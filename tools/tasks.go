@@ -187,6 +187,15 @@ func wantsTasks(caps *mcp.ClientCapabilities, version string) bool {
 	return ok
 }
 
+// missingTasks is the refusal of a caller that did not declare the tasks
+// extension where it is needed.
+func missingTasks(why string) error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
+		"extensions": map[string]any{TasksExtension: map[string]any{}}}})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
+		Message: why + ": declare the " + TasksExtension + " extension in the request's client capabilities", Data: data}
+}
+
 // becomeTask makes a finished call into a task when its operation
 // dispatches work, the caller speaks the extension, and the output names
 // work still running. It reports whether it did.
@@ -233,10 +242,7 @@ func requireTasks(p *taskParams) error {
 	if wantsTasks(caps, version) {
 		return nil
 	}
-	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
-		"extensions": map[string]any{TasksExtension: map[string]any{}}}})
-	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
-		Message: "the tasks methods need the " + TasksExtension + " extension declared in the request's client capabilities", Data: data}
+	return missingTasks("the tasks methods need the extension")
 }
 
 // state is a task as its read reports it now, for this caller.
@@ -285,6 +291,11 @@ func (f *Face) state(ctx context.Context, p *taskParams) (*Task, *taskResult, er
 	}
 	if !s.Settled {
 		out.Status, out.StatusMessage = TaskWorking, progressWords(s)
+		return t, out, nil
+	}
+	if s.Broken != "" {
+		out.Status, out.StatusMessage, out.PollIntervalMs = TaskFailed, s.Broken, 0
+		out.Error = &taskError{Code: jsonrpc.CodeInternalError, Message: s.Broken}
 		return t, out, nil
 	}
 	res, err := outputResult(f.texts, c.Output)

@@ -5,8 +5,8 @@
 // both revisions) and not a bare SDK server.
 //
 // It declares the fixtures whose answers are content of their own (text,
-// an image, a sound, embedded resources), a tool error and the tasks
-// extension's synchronous greet.
+// an image, a sound, embedded resources), a tool error, and the tasks
+// extension's greet (never a task) and background jobs (jobs.go).
 package conformance
 
 import (
@@ -161,6 +161,7 @@ func Declare(reg *registry.Registry) {
 	fixture(reg, "greet", "greet", "Greets by name, at once (a tool that never becomes a task).", func(in *GreetInput) (Answer, error) {
 		return Answer{Blocks: []AnswerBlock{text("Hello, " + in.Name + "!")}}, nil
 	})
+	declareJobs(reg)
 }
 
 var errIntentional = errors.New("intentional")

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app"
@@ -31,6 +32,10 @@ var served = []string{
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
 	"server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	// The tasks extension: slow_compute, failing_job, protocol_error_job
+	// and greet.
+	"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
+	"tasks-request-state-removal", "tasks-request-headers", "tasks-status-notifications",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at
@@ -68,6 +73,27 @@ func TestKit(t *testing.T) {
 	}}, "fixtures.test_error_handling": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
 		return apptest.Request{Args: map[string]any{"succeed": true}}
 	}}}
+	for _, tool := range []string{"slow_compute", "failing_job", "protocol_error_job"} {
+		fx["fixtures."+tool] = kit.Fixture{
+			Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+				return apptest.Request{Args: map[string]any{"seconds": 1, "label": "kit-" + uuid.NewString()}}
+			},
+			Conflicting: func(r apptest.Request) apptest.Request {
+				r.Args = map[string]any{"seconds": 2, "label": r.Args["label"]}
+				return r
+			},
+			Invalid: func(_ testing.TB, _ *apptest.App, _ kit.User, r apptest.Request) apptest.Request {
+				r.Args = map[string]any{"label": "   "}
+				return r
+			},
+		}
+	}
+	fx["fixtures.get_job"] = kit.Fixture{Valid: func(t testing.TB, a *apptest.App, u kit.User) apptest.Request {
+		op, _ := a.Server.Registry.Lookup("fixtures.slow_compute")
+		out := a.ViaHTTP(t, apptest.Request{Op: op, Token: u.Token, Key: "kit-job-" + uuid.NewString(), Args: map[string]any{"seconds": 0}})
+		require.Equal(t, 202, out.Status, string(out.Raw))
+		return apptest.Request{Vars: map[string]string{"id": out.Body["id"].(string)}}
+	}}
 	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
 		"test_embedded_resource", "test_multiple_content_types"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
