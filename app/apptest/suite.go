@@ -72,3 +72,28 @@ func Failures(checks []Check) []Check {
 	}
 	return out
 }
+
+// RequireScenarios fails t for every check that failed in the scenarios
+// named (and for one the suite did not run), and logs the scenarios that
+// were run but not named, with their first failure: what the product
+// does not serve yet.
+func RequireScenarios(t testing.TB, got map[string][]Check, names ...string) {
+	t.Helper()
+	named := map[string]bool{}
+	for _, name := range names {
+		named[name] = true
+		checks, ok := got[name]
+		if !ok {
+			t.Errorf("%s: the suite did not run it", name)
+			continue
+		}
+		for _, c := range Failures(checks) {
+			t.Errorf("%s: %s: %s", name, c.ID, c.ErrorMessage)
+		}
+	}
+	for name, checks := range got {
+		if f := Failures(checks); len(f) > 0 && !named[name] {
+			t.Logf("not served: %s: %d of %d checks fail (%s: %s)", name, len(f), len(checks), f[0].ID, f[0].ErrorMessage)
+		}
+	}
+}

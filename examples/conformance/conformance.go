@@ -161,6 +161,12 @@ func Declare(reg *registry.Registry) {
 	fixture(reg, "greet", "greet", "Greets by name, at once (a tool that never becomes a task).", func(in *GreetInput) (Answer, error) {
 		return Answer{Blocks: []AnswerBlock{text("Hello, " + in.Name + "!")}}, nil
 	})
+	// The stateless scenario's probes: a call's answer stream carries its
+	// result and nothing else (no request of the server's, no log line).
+	fixture(reg, "test_streaming_elicitation", "streaming", "Answers a plain result: its stream carries no request of the server's.",
+		fixed(text("stream observed: result frames only, no top-level requests")))
+	fixture(reg, "test_logging_tool", "logging", "Answers a plain result and logs nothing.",
+		fixed(text("nothing was logged")))
 	declareJobs(reg)
 }
 
