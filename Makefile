@@ -6,7 +6,7 @@ export CGO_ENABLED ?= 0
 PKGS    ?= ./...
 CAIRN   := $(GO) run ./cmd/cairn
 
-.PHONY: run test fuzz bench bench-load lint golden migrate guards build
+.PHONY: run test fuzz bench bench-load lint golden migrate guards build npm conformance
 
 ## run: start the server on the embedded defaults (SQLite in ./data, no Redis)
 run:
@@ -15,6 +15,15 @@ run:
 ## test: run every test (PostgreSQL and Redis tests skip loudly when absent, fail under CI=true)
 test:
 	$(GO) test -count=1 $(PKGS)
+
+## npm: install Node 22, the MCP clients and the conformance suite pinned in testdata/npm
+## (the tests that drive real TypeScript clients, a browser client and the suite skip loudly without them)
+npm:
+	cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error
+
+## conformance: the official MCP conformance suite against the conformance product and the trip planner
+conformance: npm
+	$(GO) test -count=1 -run 'Conformance' ./examples/conformance/ ./planner/
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 1m; CI runs them 3s each)
 FUZZTIME ?= 1m

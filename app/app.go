@@ -368,13 +368,16 @@ func mount(p mountParams) {
 	s.HTTP.LocateFrom(p.Cfg.PublicURL)
 	s.HTTP.Mount(reg)
 
-	mcpServer := mcp.NewServer(&mcp.Implementation{Name: p.Product.Name, Title: p.Product.Title, Version: p.Product.Version},
-		&mcp.ServerOptions{Instructions: p.Product.Instructions, Logger: p.Log.With("component", "mcp")})
+	mcpLog := p.Log.With("component", "mcp")
+	mcpServer := tools.NewServer(&mcp.Implementation{Name: p.Product.Name, Title: p.Product.Title, Version: p.Product.Version},
+		p.Product.Instructions, mcpLog)
 	s.MCP = tools.New(mcpServer, p.Chain, p.HTTP.Schemas, p.Log)
 	s.MCP.Mount(reg)
 	s.MCP.ListCallable(p.Auth)
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, Logger: p.Log.With("component", "mcp")})
+	s.MCP.AcceptTasks(taskStore(p.Redis, p.Cfg.RedisPrefix))
+	// Stateless, both revisions: nothing of a conversation lives in this
+	// process between two requests (docs/mcp.md: "Transport").
+	mcpHandler := s.MCP.Handler(mcpLog)
 	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
 	res := newResource(reg, s.URL, p.Product.OwnAuthorizationServer)
 	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),

@@ -12,6 +12,7 @@ import (
 	"cairn.dev/cairn/guards"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/tools"
 )
 
 // The Protected Resource Metadata documents (RFC 9728 §3): one for the
@@ -106,7 +107,7 @@ func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Han
 			operations.WriteChallenge(w, req, err, r.toolScopes...)
 			return
 		}
-		if op := r.calledTool(req); op != nil {
+		for _, op := range r.calledTools(req) {
 			if err := (guards.Scope{}).Refusal(p, op); err != nil {
 				operations.WriteProblem(w, req, err)
 				return
@@ -116,10 +117,11 @@ func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Han
 	}))
 }
 
-// calledTool is the operation a POST's tools/call names, or nil. The body
-// (already bounded by the endpoint's limit) is put back for the MCP
-// handler; anything unreadable is left for it to refuse.
-func (r *resource) calledTool(req *http.Request) *registry.Operation {
+// calledTools are the operations a POST's tools/call messages name (one,
+// or each of a batch). The body (already bounded by the endpoint's limit)
+// is put back for the MCP handler; anything unreadable is left for it to
+// refuse.
+func (r *resource) calledTools(req *http.Request) []*registry.Operation {
 	if req.Method != http.MethodPost || req.Body == nil {
 		return nil
 	}
@@ -128,14 +130,11 @@ func (r *resource) calledTool(req *http.Request) *registry.Operation {
 	if err != nil {
 		return nil
 	}
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
+	var ops []*registry.Operation
+	for _, name := range tools.Called(body) {
+		if op := r.tools[name]; op != nil {
+			ops = append(ops, op)
+		}
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
-		return nil
-	}
-	return r.tools[msg.Params.Name]
+	return ops
 }

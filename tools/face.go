@@ -47,6 +47,8 @@ type Face struct {
 	now     func() time.Time
 	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 	texts   *texts                           // the texts of recent results
+	reg     *registry.Registry
+	tasks   TaskStore // nil: no call becomes a task
 }
 
 // New returns the MCP face adding tools to server.
@@ -59,6 +61,7 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 
 // Mount adds one tool per tool name of reg.
 func (f *Face) Mount(reg *registry.Registry) {
+	f.reg = reg
 	f.ops = map[string][]*registry.Operation{}
 	for _, ops := range reg.Tools() {
 		t := f.Describe(ops)
@@ -411,7 +414,13 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			}
 		}
 		f.mapArguments(c, args)
-		if c.Op.Confirm.Asks() && req.Session != nil {
+		inBand := c.Op.Confirm.Asks() && asksInBand(req)
+		switch {
+		case inBand:
+			confirmation(req, c)
+		case c.Op.Confirm.Asks() && req.Session != nil && revision(req) < Revision20260728:
+			// A session that can still carry a server request (not the
+			// stateless HTTP endpoint, whose older clients declare nothing).
 			if p := req.Session.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil {
 				c.Asker = elicitation{session: req.Session}
 			}
@@ -420,11 +429,17 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		switch {
 		case err != nil:
 			return f.errorResult(ctx, c, err), nil
+		case c.Confirmation != nil && inBand:
+			return inputRequired(c.Confirmation), nil
 		case c.Confirmation != nil:
 			return confirmationResult(c.Confirmation), nil
-		default:
-			return outputResult(f.texts, c.Output)
 		}
+		if task, err := f.becomeTask(ctx, req, c); err != nil {
+			return f.errorResult(ctx, c, registry.Internal(err)), nil
+		} else if task {
+			return &mcp.CallToolResult{}, nil // answered as the task, by taskMiddleware
+		}
+		return outputResult(f.texts, c.Output)
 	}
 }
 
@@ -543,6 +558,9 @@ func outputResult(x *texts, out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if own, ok := out.(registry.Contents); ok {
+		return &mcp.CallToolResult{Content: blocks(own.Contents()), StructuredContent: json.RawMessage(b)}, nil
+	}
 	text, err := x.text(out, b)
 	if err != nil {
 		return nil, err
@@ -598,16 +616,30 @@ func (f *Face) errorResult(ctx context.Context, c *registry.Call, err error) *mc
 type elicitation struct{ session *mcp.ServerSession }
 
 func (e elicitation) Ask(ctx context.Context, im registry.Impact) (bool, error) {
-	msg := im.Summary
-	for _, l := range im.Loses {
-		msg += "\n- " + l
-	}
 	res, err := e.session.Elicit(ctx, &mcp.ElicitParams{
-		Message:         msg + "\nProceed?",
+		Message:         impactWords(im) + "\nProceed?",
 		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 	})
 	if err != nil {
 		return false, err
 	}
 	return res.Action == "accept", nil
+}
+
+// blocks are an output's own content, as MCP content.
+func blocks(bs []registry.Block) []mcp.Content {
+	out := make([]mcp.Content, 0, len(bs))
+	for _, b := range bs {
+		switch b.Kind {
+		case registry.BlockImage:
+			out = append(out, &mcp.ImageContent{Data: b.Data, MIMEType: b.MIMEType})
+		case registry.BlockAudio:
+			out = append(out, &mcp.AudioContent{Data: b.Data, MIMEType: b.MIMEType})
+		case registry.BlockResource:
+			out = append(out, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Blob: b.Data}})
+		default:
+			out = append(out, &mcp.TextContent{Text: b.Text})
+		}
+	}
+	return out
 }

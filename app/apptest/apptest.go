@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,17 @@ type App struct {
 	Auth    guards.Authenticator // who a token is, as the authenticate guard resolves it
 	Queue   *jobs.Queue          // the job queue (Hold keeps background work from running)
 
-	causes *causes // what was logged as errors, by request id
+	causes *causes      // what was logged as errors, by request id
+	stop   func() error // stops the application, once
+}
+
+// Stop stops the application now, as a deploy or a crash of one replica
+// would: it stops listening, then finishes its in-flight requests.
+func (a *App) Stop(t testing.TB) {
+	t.Helper()
+	if err := a.stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
 }
 
 // Option changes the configuration before start.
@@ -104,13 +115,16 @@ func NewLogged(t testing.TB, product app.Product, log *slog.Logger, opts ...Opti
 	if err := fxApp.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := fxApp.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
+	var once sync.Once
+	a.stop = func() (err error) {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err = fxApp.Stop(ctx)
+		})
+		return err
+	}
+	t.Cleanup(func() { a.Stop(t) })
 	a.URL = a.Server.URL()
 	return a
 }
@@ -236,22 +250,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // MCP connects the official go-sdk client to /mcp with token.
 func (a *App) MCP(t testing.TB, token string, opts ...func(*mcp.ClientOptions)) *mcp.ClientSession {
 	t.Helper()
-	co := &mcp.ClientOptions{}
-	for _, o := range opts {
-		o(co)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "apptest", Version: "1"}, co)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:   a.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}},
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s, err := client.Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatalf("mcp connect: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s, _ := ConnectMCP(t, a.URL+"/mcp", token, opts...)
 	return s
 }
 

@@ -138,25 +138,7 @@ type File struct {
 // before any session exists.
 func (a *App) ViaMCP(t testing.TB, s *mcp.ClientSession, r Request) Outcome {
 	t.Helper()
-	args := map[string]any{}
-	for k, v := range r.Args {
-		args[k] = v
-	}
-	for k, v := range r.Vars {
-		args[k] = v
-	}
-	if r.Version != nil {
-		args[tools.ArgVersion] = *r.Version
-	}
-	if r.Key != "" {
-		args[tools.ArgIdempotencyKey] = r.Key
-	}
-	if r.Confirm != "" {
-		args[tools.ArgConfirmationToken] = r.Confirm
-	}
-	if r.Op.Tool.Action != "" {
-		args[tools.ArgAction] = r.Op.Tool.Action
-	}
+	args := Arguments(r)
 	bare := func() Outcome {
 		call := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 			"params": map[string]any{"name": r.Op.Tool.Name, "arguments": args}}
@@ -200,4 +182,29 @@ func (a *App) ViaMCP(t testing.TB, s *mcp.ClientSession, r Request) Outcome {
 		out.Body["confirmationToken"] = conf["confirmationToken"]
 	}
 	return out
+}
+
+// Arguments are r's tool arguments: its input, URI variables, version,
+// key, confirmation token and action, as the MCP face takes them.
+func Arguments(r Request) map[string]any {
+	args := map[string]any{}
+	for k, v := range r.Args {
+		args[k] = v
+	}
+	for k, v := range r.Vars {
+		args[k] = v
+	}
+	if r.Version != nil {
+		args[tools.ArgVersion] = *r.Version
+	}
+	if r.Key != "" {
+		args[tools.ArgIdempotencyKey] = r.Key
+	}
+	if r.Confirm != "" {
+		args[tools.ArgConfirmationToken] = r.Confirm
+	}
+	if r.Op.Tool.Action != "" {
+		args[tools.ArgAction] = r.Op.Tool.Action
+	}
+	return args
 }

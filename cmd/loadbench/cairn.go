@@ -94,7 +94,7 @@ func startCairn(engine, bin, dir string, cpu int, o options) (*cairnServer, func
 		return nil, cleanup, err
 	}
 	defer c.close()
-	client := mcpClient{path: "/mcp", token: cs.reader}
+	client := mcpClient{path: "/mcp", token: cs.reader, revision: legacyRevision}
 	if cs.transport, err = client.initialize(c); err != nil {
 		cs.proc.stop()
 		return nil, cleanup, fmt.Errorf("MCP: %w", err)
@@ -159,7 +159,8 @@ func (cs *cairnServer) seed(bin string, env []string, conns int) error {
 // rows are the measured requests of this server.
 func (cs *cairnServer) rows() []*row {
 	e := cs.engine
-	client := mcpClient{path: "/mcp", token: cs.reader}
+	legacy := mcpClient{path: "/mcp", token: cs.reader, revision: legacyRevision}
+	current := mcpClient{path: "/mcp", token: cs.reader, revision: currentRevision}
 	auth := "Bearer " + cs.reader
 	id := cs.trip.ID
 	get := func(path string, check func(c *conn, res *http.Response, deep bool) error) workload {
@@ -169,15 +170,18 @@ func (cs *cairnServer) rows() []*row {
 			check: check,
 		}
 	}
-	mcpWork := func(next func(*conn) []byte, want string) workload {
+	mcpWork := func(client mcpClient, next func(mcpClient, *conn) []byte, want string) workload {
 		return workload{
 			addr:     cs.proc.addr,
 			setup:    func(c *conn, _ int) error { _, err := client.initialize(c); return err },
-			next:     next,
+			next:     func(c *conn) []byte { return next(client, c) },
 			check:    checkCall(want),
 			teardown: client.end,
 		}
 	}
+	getTrip := func(m mcpClient, c *conn) []byte { return m.call(c, "get_trip", `{"id":"`+id+`"}`) }
+	listTrips := func(m mcpClient, c *conn) []byte { return m.call(c, "list_trips", `{}`) }
+	list := func(m mcpClient, c *conn) []byte { return m.list(c) }
 	mk := func(short, label, baseline string, w workload) *row {
 		return &row{id: e + "/" + short, label: label, server: "cairn " + e, baseline: baseline,
 			work: w, pid: cs.proc.pid(), db: cs.db}
@@ -189,12 +193,13 @@ func (cs *cairnServer) rows() []*row {
 			get("/trips/"+id, jsonCheck(func(v map[string]any) bool { return v["id"] == id }))),
 		mk("list_http", "HTTP GET /trips ("+strconv.Itoa(listed)+" trips)", "bare/huma",
 			get("/trips", jsonCheck(func(v map[string]any) bool { m, _ := v["member"].([]any); return len(m) == listed }))),
-		mk("get_trip_mcp", "MCP get_trip, 3 days", "bare/mcp",
-			mcpWork(func(c *conn) []byte { return client.call(c, "get_trip", `{"id":"`+id+`"}`) }, "days")),
-		mk("list_mcp", "MCP list_trips", "bare/mcp",
-			mcpWork(func(c *conn) []byte { return client.call(c, "list_trips", `{}`) }, "member")),
+		mk("get_trip_mcp", "MCP get_trip, 3 days (2025-11-25)", "bare/mcp", mcpWork(legacy, getTrip, "days")),
+		mk("get_trip_mcp_2026", "MCP get_trip, 3 days (2026-07-28)", "bare/mcp_2026", mcpWork(current, getTrip, "days")),
+		mk("list_mcp", "MCP list_trips (2025-11-25)", "bare/mcp", mcpWork(legacy, listTrips, "member")),
+		mk("list_mcp_2026", "MCP list_trips (2026-07-28)", "bare/mcp_2026", mcpWork(current, listTrips, "member")),
 		mk("write_http", "HTTP PATCH stage label, If-Match (edit_stages update)", "bare/huma", cs.write()),
-		mk("tools_list", "MCP tools/list", "bare/mcp", mcpWork(client.list, "tools")),
+		mk("tools_list", "MCP tools/list (2025-11-25)", "bare/mcp", mcpWork(legacy, list, "tools")),
+		mk("tools_list_2026", "MCP tools/list (2026-07-28)", "bare/mcp_2026", mcpWork(current, list, "tools")),
 	}
 }
 

@@ -100,7 +100,8 @@ func parse(args []string) (options, error) {
 }
 
 // rowIDs are the rows of a Cairn, in the table's order.
-var rowIDs = []string{"get_trip_http", "state_http", "list_http", "get_trip_mcp", "list_mcp", "write_http", "tools_list"}
+var rowIDs = []string{"get_trip_http", "state_http", "list_http", "get_trip_mcp", "get_trip_mcp_2026", "list_mcp", "list_mcp_2026",
+	"write_http", "tools_list", "tools_list_2026"}
 
 // row is one line of the table: one request shape against one server.
 type row struct {
@@ -290,9 +291,19 @@ func selectRows(rows []*row, only string) []*row {
 	return out
 }
 
-// bareRows are the two baselines.
+// bareRows are the baselines: bare huma, and the bare go-sdk at each
+// revision.
 func bareRows(huma, bareMCP *process) []*row {
-	client := mcpClient{path: "/mcp"}
+	bare := func(id, label string, client mcpClient) *row {
+		return &row{id: id, label: label, server: "bare", pid: bareMCP.pid(),
+			work: workload{
+				addr:     bareMCP.addr,
+				setup:    func(c *conn, _ int) error { _, err := client.initialize(c); return err },
+				next:     func(c *conn) []byte { return client.call(c, "get_object", `{"id":"4242"}`) },
+				check:    checkCall("id"),
+				teardown: client.end,
+			}}
+	}
 	return []*row{
 		{id: "bare/huma", label: "bare huma: GET of a small object", server: "bare", pid: huma.pid(),
 			work: workload{
@@ -302,14 +313,8 @@ func bareRows(huma, bareMCP *process) []*row {
 					return status(c, res, http.StatusOK)
 				},
 			}},
-		{id: "bare/mcp", label: "bare go-sdk: tools/call of a trivial tool", server: "bare", pid: bareMCP.pid(),
-			work: workload{
-				addr:     bareMCP.addr,
-				setup:    func(c *conn, _ int) error { _, err := client.initialize(c); return err },
-				next:     func(c *conn) []byte { return client.call(c, "get_object", `{"id":"4242"}`) },
-				check:    checkCall("id"),
-				teardown: client.end,
-			}},
+		bare("bare/mcp", "bare go-sdk: tools/call of a trivial tool (2025-11-25)", mcpClient{path: "/mcp", revision: legacyRevision}),
+		bare("bare/mcp_2026", "bare go-sdk: tools/call of a trivial tool (2026-07-28)", mcpClient{path: "/mcp", revision: currentRevision}),
 	}
 }
 
@@ -420,6 +425,7 @@ var targets = []struct {
 }{
 	{"sqlite/get_trip_http", 4}, {"postgres/get_trip_http", 4},
 	{"sqlite/get_trip_mcp", 1.5}, {"postgres/get_trip_mcp", 1.5},
+	{"sqlite/get_trip_mcp_2026", 1.5}, {"postgres/get_trip_mcp_2026", 1.5},
 }
 
 func printTargets(w io.Writer, rows []*row) {

@@ -10,23 +10,45 @@ import (
 	"strings"
 )
 
-// clientProtocol is the MCP protocol version the generator asks for; the
-// server's answer decides the one sent afterwards.
-const clientProtocol = "2025-11-25"
+// Revisions the generator speaks: 2025-11-25 opens with initialize (and
+// the server's answer decides the version sent afterwards); 2026-07-28 has
+// no initialize, and every request carries its _meta and the Mcp-Method
+// and Mcp-Name headers.
+const (
+	legacyRevision  = "2025-11-25"
+	currentRevision = "2026-07-28"
+)
 
 // mcpClient is what a connection needs to call a streamable HTTP endpoint.
 type mcpClient struct {
-	path  string // the endpoint's path, /mcp
-	token string // bearer token; empty for the bare server
+	path     string // the endpoint's path, /mcp
+	token    string // bearer token; empty for the bare server
+	revision string // legacyRevision or currentRevision
 }
 
-func (m mcpClient) post(c *conn, body []byte) []byte {
-	return request(http.MethodPost, c.addr, m.path, body,
-		"Authorization", bearer(m.token),
+// current reports whether the client speaks 2026-07-28.
+func (m mcpClient) current() bool { return m.revision == currentRevision }
+
+func (m mcpClient) post(c *conn, body []byte, method, name string) []byte {
+	h := []string{"Authorization", bearer(m.token),
 		"Content-Type", "application/json",
 		"Accept", "application/json, text/event-stream",
 		"Mcp-Session-Id", c.session,
-		"Mcp-Protocol-Version", c.protocol)
+		"Mcp-Protocol-Version", c.protocol}
+	if m.current() {
+		h = append(h, "Mcp-Method", method, "Mcp-Name", name)
+	}
+	return request(http.MethodPost, c.addr, m.path, body, h...)
+}
+
+// meta is the per-request _meta of 2026-07-28, as the first member of a
+// params object; empty for the older revision.
+func (m mcpClient) meta() string {
+	if !m.current() {
+		return ""
+	}
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + currentRevision +
+		`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"loadbench","version":"1"}},`
 }
 
 func bearer(token string) string {
@@ -53,13 +75,26 @@ func (t transport) String() string {
 	return s + ", event-stream responses"
 }
 
-// initialize opens a session on c as a client would: initialize, then the
-// initialized notification.
+// initialize opens a conversation on c as a client would: for 2025-11-25,
+// initialize then the initialized notification; for 2026-07-28,
+// server/discover.
 func (m mcpClient) initialize(c *conn) (transport, error) {
 	c.session, c.protocol = "", ""
-	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + clientProtocol +
+	if m.current() {
+		c.protocol = currentRevision
+		body := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + strings.TrimSuffix(m.meta(), ",") + `}}`
+		res, err := c.do(m.post(c, []byte(body), "server/discover", ""))
+		if err != nil {
+			return transport{}, err
+		}
+		if res.StatusCode != http.StatusOK || !bytes.Contains(rpcPayload(c.body.Bytes()), []byte("supportedVersions")) {
+			return transport{}, fmt.Errorf("server/discover: status %d: %.200s", res.StatusCode, c.body.String())
+		}
+		return transport{JSON: strings.HasPrefix(res.Header.Get("Content-Type"), "application/json")}, nil
+	}
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + legacyRevision +
 		`","capabilities":{},"clientInfo":{"name":"loadbench","version":"1"}}}`
-	res, err := c.do(m.post(c, []byte(body)))
+	res, err := c.do(m.post(c, []byte(body), "initialize", ""))
 	if err != nil {
 		return transport{}, err
 	}
@@ -79,7 +114,7 @@ func (m mcpClient) initialize(c *conn) (transport, error) {
 		JSON:     strings.HasPrefix(res.Header.Get("Content-Type"), "application/json"),
 	}
 	c.session, c.protocol = res.Header.Get("Mcp-Session-Id"), init.Result.ProtocolVersion
-	res, err = c.do(m.post(c, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)))
+	res, err = c.do(m.post(c, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized", ""))
 	if err != nil {
 		return tr, err
 	}
@@ -100,14 +135,15 @@ func (m mcpClient) end(c *conn) {
 
 // call is a tools/call request for tool with raw JSON arguments.
 func (m mcpClient) call(c *conn, tool, args string) []byte {
-	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(c.seq+1) + `,"method":"tools/call","params":{"name":"` +
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(c.seq+1) + `,"method":"tools/call","params":{` + m.meta() + `"name":"` +
 		tool + `","arguments":` + args + `}}`
-	return m.post(c, []byte(body))
+	return m.post(c, []byte(body), "tools/call", tool)
 }
 
 // list is a tools/list request.
 func (m mcpClient) list(c *conn) []byte {
-	return m.post(c, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(c.seq+1)+`,"method":"tools/list"}`))
+	return m.post(c, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(c.seq+1)+`,"method":"tools/list","params":{`+
+		strings.TrimSuffix(m.meta(), ",")+`}}`), "tools/list", "")
 }
 
 // rpcPayload is the JSON-RPC message of an answer: the body itself, or the

@@ -239,18 +239,39 @@ func TestRawHandshakeWithAnOAuthToken(t *testing.T) {
 	require.Equal(t, "Bearer", tokens.TokenType)
 	require.Equal(t, "notes:read notes:write", tokens.Scope)
 
-	// The MCP handshake with that token: initialize (a session id comes
-	// back), initialized, then calls on that session.
-	res = rpc(tokens.AccessToken, "", initialize)
+	// The MCP calls with that token. At 2026-07-28 there is no session:
+	// server/discover says what the server is, and every request stands
+	// on its own, its revision and the client's capabilities in _meta and
+	// in its headers.
+	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"}}
+	current := func(method, name string, params map[string]any) *apptest.Response {
+		params["_meta"] = meta
+		h := []string{"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method}
+		if name != "" {
+			h = append(h, "Mcp-Name", name)
+		}
+		return a.Do(t, http.MethodPost, "/mcp", tokens.AccessToken, map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, h...)
+	}
+	res = current("server/discover", "", map[string]any{})
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
-	sid := res.Header.Get("Mcp-Session-Id")
-	require.NotEmpty(t, sid)
-	require.Contains(t, string(res.Body), `"serverInfo":{"name":"notes","title":"Notes"`)
-	res = rpc(tokens.AccessToken, sid, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
-	res = rpc(tokens.AccessToken, sid, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-		"params": map[string]any{"name": "create_note", "arguments": map[string]any{"title": "By hand"}}})
+	require.Contains(t, string(res.Body), `"io.modelcontextprotocol/serverInfo":{"name":"notes","title":"Notes"`)
+	require.Contains(t, string(res.Body), `"supportedVersions":["2026-07-28","2025-11-25"`)
+	require.Empty(t, res.Header.Get("Mcp-Session-Id"), "no session to keep")
+	res = current("tools/call", "create_note", map[string]any{"name": "create_note", "arguments": map[string]any{"title": "By hand"}})
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	require.Contains(t, string(res.Body), `"structuredContent":{"id":"`)
 	require.Contains(t, string(res.Body), `"title":"By hand"`)
+
+	// At 2025-11-25, initialize is answered without a session id too, and
+	// a call carries the revision in its header alone.
+	res = rpc(tokens.AccessToken, "", initialize)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Empty(t, res.Header.Get("Mcp-Session-Id"), "served statelessly: any replica answers the next request")
+	res = a.Do(t, http.MethodPost, "/mcp", tokens.AccessToken, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "create_note", "arguments": map[string]any{"title": "By hand, older"}}},
+		"Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-11-25")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	require.Contains(t, string(res.Body), `"title":"By hand, older"`)
 }

@@ -72,6 +72,15 @@ func (s State) ResourceVersion() int64 { return s.Version }
 // ResourceLocation implements registry.Located.
 func (s State) ResourceLocation() string { return "/trips/" + s.ID }
 
+// FollowUp implements registry.Followed: get_trip follows the trip's
+// computations while any is unsettled.
+func (s State) FollowUp() registry.FollowUp {
+	if allSettled(s.ComputationStatus) {
+		return registry.FollowUp{}
+	}
+	return registry.FollowUp{Op: "trips.get", Vars: map[string]string{"id": s.ID}}
+}
+
 // Settings are the writable settings of a trip as published.
 type Settings struct {
 	Title                     *string  `json:"title,omitempty" text:"third-party" doc:"Name of the trip; taken from the source when not set."`
@@ -109,6 +118,21 @@ type Detail struct {
 
 // ResourceVersion implements registry.Versioned.
 func (d Detail) ResourceVersion() int64 { return d.Version }
+
+// Settlement implements registry.Settling: the trip's computations, and
+// the failure's words once one failed.
+func (d Detail) Settlement() registry.Settlement {
+	s := registry.Settlement{Settled: allSettled(d.ComputationStatus) && !d.Partial, Total: len(d.ComputationStatus), Message: d.Note}
+	for _, st := range d.ComputationStatus {
+		if Settled(st) {
+			s.Done++
+		}
+	}
+	if d.Failure != "" || d.ComputationStatus[ComputeStages] == StatusFailed {
+		s.Failure = d.Note
+	}
+	return s
+}
 
 // CarriesThirdPartyText implements registry.ThirdParty: the title may come
 // from the source, accommodation names from map data.

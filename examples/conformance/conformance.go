@@ -1,0 +1,173 @@
+// Package conformance is a product written against Cairn's public packages
+// for the official MCP conformance suite: it declares the suite's fixture
+// tools through the registry, every guard field written, so the suite
+// judges Cairn's MCP face (the guard chain, the results, the transport of
+// both revisions) and not a bare SDK server.
+//
+// It declares the fixtures whose answers are content of their own (text,
+// an image, a sound, embedded resources), a tool error, and the tasks
+// extension's greet (never a task) and background jobs (jobs.go).
+package conformance
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+
+	"go.uber.org/fx"
+
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/tokens"
+	"cairn.dev/cairn/guards"
+	"cairn.dev/cairn/registry"
+)
+
+// ScopeUse is the one scope of the product: calling its fixtures.
+const ScopeUse registry.Scope = "conformance:use"
+
+// Version is the product's version.
+const Version = "0.1.0"
+
+// Product is the conformance product as the framework composes it, its
+// tokens in memory.
+func Product() app.Product {
+	return app.Product{
+		Name:         "cairn-conformance",
+		Title:        "Cairn conformance fixtures",
+		Version:      Version,
+		Description:  "The official MCP conformance suite's fixtures, declared as a Cairn product.",
+		Instructions: "Fixtures of the MCP conformance suite; each tool answers what the suite expects of it.",
+		Modules: []app.Module{
+			{Name: "fixtures", Options: fx.Provide(func() contributed { return contributed{Declare: Declare} })},
+			{Name: "tokens", Options: fx.Provide(tokens.NewMemory,
+				func(m *tokens.Memory) guards.Authenticator { return m },
+				func(m *tokens.Memory) app.TokenIssuer { return m })},
+		},
+	}
+}
+
+type contributed struct {
+	fx.Out
+	Declare registry.Declarer `group:"declarations"`
+}
+
+// NoInput is the input of the fixtures that take none.
+type NoInput struct{}
+
+// GreetInput names who greet greets.
+type GreetInput struct {
+	Name string `json:"name,omitempty" maxLength:"100" doc:"Who to greet."`
+}
+
+// ErrorInput asks test_error_handling to succeed: the suite calls it
+// without, and a call that succeeds is the valid call the kit needs.
+type ErrorInput struct {
+	Succeed bool `json:"succeed,omitempty" doc:"Answer a text instead of failing."`
+}
+
+// Answer is a fixture's answer: its content blocks, published as its JSON
+// too (the HTTP twin's body).
+type Answer struct {
+	Blocks []AnswerBlock `json:"content" doc:"The content, block by block."`
+}
+
+// AnswerBlock is one block of an Answer.
+type AnswerBlock struct {
+	Type     string `json:"type" doc:"text, image, audio or resource."`
+	Text     string `json:"text,omitempty" text:"own" doc:"The text, for a text or a text resource."`
+	Data     []byte `json:"data,omitempty" doc:"The bytes, base64, for an image or a sound."`
+	MIMEType string `json:"mimeType,omitempty" doc:"The media type."`
+	URI      string `json:"uri,omitempty" doc:"The resource's address."`
+}
+
+// Contents implements registry.Contents: the blocks are the answer.
+func (a Answer) Contents() []registry.Block {
+	out := make([]registry.Block, len(a.Blocks))
+	for i, b := range a.Blocks {
+		out[i] = registry.Block{Kind: b.Type, Text: b.Text, Data: b.Data, MIMEType: b.MIMEType, URI: b.URI}
+	}
+	return out
+}
+
+// The suite's minimal media: a 1×1 red PNG and a silent WAV.
+var (
+	png = mustDecode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+	wav = mustDecode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")
+)
+
+func mustDecode(s string) []byte {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func text(s string) AnswerBlock { return AnswerBlock{Type: registry.BlockText, Text: s} }
+
+func image() AnswerBlock {
+	return AnswerBlock{Type: registry.BlockImage, Data: png, MIMEType: "image/png"}
+}
+
+func resource(uri, s string) AnswerBlock {
+	return AnswerBlock{Type: registry.BlockResource, URI: uri, MIMEType: "text/plain", Text: s}
+}
+
+// fixture declares one read-only fixture: every guard field written, the
+// answer fixed.
+func fixture[I any](reg *registry.Registry, tool, path, description string, answer func(*I) (Answer, error)) {
+	registry.Add(reg, registry.Op[I, Answer]{
+		ID:      "fixtures." + tool,
+		Summary: description,
+		HTTP:    registry.Get("/fixtures/" + path),
+		Tool:    registry.Tool(tool, description),
+
+		Scope:        ScopeUse,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: func(_ context.Context, _ *registry.Call, in *I) (Answer, error) { return answer(in) },
+	})
+}
+
+// Declare adds the product's scope and fixtures to reg.
+func Declare(reg *registry.Registry) {
+	reg.DeclareScope(ScopeUse, registry.WriteScope, "Call the conformance fixtures.")
+	fixed := func(bs ...AnswerBlock) func(*NoInput) (Answer, error) {
+		return func(*NoInput) (Answer, error) { return Answer{Blocks: bs}, nil }
+	}
+	fixture(reg, "test_simple_text", "simple-text", "Answers a simple text.",
+		fixed(text("This is a simple text response for testing.")))
+	fixture(reg, "test_image_content", "image", "Answers an image.", fixed(image()))
+	fixture(reg, "test_audio_content", "audio", "Answers a sound.",
+		fixed(AnswerBlock{Type: registry.BlockAudio, Data: wav, MIMEType: "audio/wav"}))
+	fixture(reg, "test_embedded_resource", "embedded-resource", "Answers an embedded resource.",
+		fixed(resource("test://embedded-resource", "This is an embedded resource")))
+	fixture(reg, "test_multiple_content_types", "multiple-content-types", "Answers a text, an image and an embedded resource.",
+		fixed(text("This is text content"), image(), resource("test://embedded-in-multiple", "This is an embedded resource")))
+	fixture(reg, "test_error_handling", "error", "Fails, as a tool error, unless asked to succeed.", func(in *ErrorInput) (Answer, error) {
+		if in.Succeed {
+			return Answer{Blocks: []AnswerBlock{text("asked to succeed")}}, nil
+		}
+		return Answer{}, &registry.Error{Kind: registry.KindInvalid, Code: "intentional",
+			Detail: "this tool intentionally returns an error for testing", Err: errIntentional}
+	})
+	fixture(reg, "greet", "greet", "Greets by name, at once (a tool that never becomes a task).", func(in *GreetInput) (Answer, error) {
+		return Answer{Blocks: []AnswerBlock{text("Hello, " + in.Name + "!")}}, nil
+	})
+	// The stateless scenario's probes: a call's answer stream carries its
+	// result and nothing else (no request of the server's, no log line).
+	fixture(reg, "test_streaming_elicitation", "streaming", "Answers a plain result: its stream carries no request of the server's.",
+		fixed(text("stream observed: result frames only, no top-level requests")))
+	fixture(reg, "test_logging_tool", "logging", "Answers a plain result and logs nothing.",
+		fixed(text("nothing was logged")))
+	declareJobs(reg)
+}
+
+var errIntentional = errors.New("intentional")

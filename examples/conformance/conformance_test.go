@@ -1,0 +1,87 @@
+package conformance_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/app"
+	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/app/config"
+	kit "cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/examples/conformance"
+	"cairn.dev/cairn/registry/registrytest"
+)
+
+// TestRegistryCovered walks the product's declarations.
+func TestRegistryCovered(t *testing.T) {
+	t.Parallel()
+	product := conformance.Product()
+	cfg, err := config.Load("", nil, product.Keys()...)
+	require.NoError(t, err)
+	reg, err := app.Registry(product, cfg)
+	require.NoError(t, err)
+	registrytest.RequireCovered(t, reg)
+}
+
+// served are the suite's scenarios at 2026-07-28 whose fixtures the product
+// declares: each passes whole.
+var served = []string{
+	"tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
+	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
+	"server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete",
+	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	// The tasks extension: slow_compute, failing_job, protocol_error_job
+	// and greet.
+	"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
+	"tasks-request-state-removal", "tasks-request-headers", "tasks-status-notifications",
+}
+
+// TestConformanceSuite runs the official MCP conformance suite at
+// --requirements 2026-07-28 against the product's /mcp: every scenario of
+// a fixture it declares passes; the others are logged, by scenario.
+func TestConformanceSuite(t *testing.T) {
+	npm := apptest.Node(t)
+	a := apptest.New(t, conformance.Product())
+	tok := a.Token(t, "suite@example.com")
+	apptest.RequireScenarios(t, npm.Suite(t, a.URL+"/mcp", tok, "--requirements", "2026-07-28"), served...)
+}
+
+// TestKit drives the framework's conformance kit over the fixtures: each
+// is guarded on both faces like any operation.
+func TestKit(t *testing.T) {
+	t.Parallel()
+	none := func(testing.TB, *apptest.App, kit.User) apptest.Request { return apptest.Request{} }
+	fx := kit.Fixtures{"fixtures.greet": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"name": "kit"}}
+	}}, "fixtures.test_error_handling": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"succeed": true}}
+	}}}
+	for _, tool := range []string{"slow_compute", "failing_job", "protocol_error_job"} {
+		fx["fixtures."+tool] = kit.Fixture{
+			Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+				return apptest.Request{Args: map[string]any{"seconds": 1, "label": "kit-" + uuid.NewString()}}
+			},
+			Conflicting: func(r apptest.Request) apptest.Request {
+				r.Args = map[string]any{"seconds": 2, "label": r.Args["label"]}
+				return r
+			},
+			Invalid: func(_ testing.TB, _ *apptest.App, _ kit.User, r apptest.Request) apptest.Request {
+				r.Args = map[string]any{"label": "   "}
+				return r
+			},
+		}
+	}
+	fx["fixtures.get_job"] = kit.Fixture{Valid: func(t testing.TB, a *apptest.App, u kit.User) apptest.Request {
+		op, _ := a.Server.Registry.Lookup("fixtures.slow_compute")
+		out := a.ViaHTTP(t, apptest.Request{Op: op, Token: u.Token, Key: "kit-job-" + uuid.NewString(), Args: map[string]any{"seconds": 0}})
+		require.Equal(t, 202, out.Status, string(out.Raw))
+		return apptest.Request{Vars: map[string]string{"id": out.Body["id"].(string)}}
+	}}
+	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
+		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool"} {
+		fx["fixtures."+tool] = kit.Fixture{Valid: none}
+	}
+	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
+}
