@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -181,7 +182,9 @@ func TestUploadTakesAnIdempotencyKey(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, again.Status, string(again.Raw))
 		require.Equal(t, id, again.Body["id"], "the same file with the same key is the same trip")
 		require.Equal(t, "true", again.Header.Get(operations.HeaderIdempotentReplayed))
-		require.Equal(t, first.Body["days"], again.Body["days"], "the replay answers the trip's days")
+		// The replay is rebuilt from the trip as it is now: the same days,
+		// though their analyses may have come in since the first answer.
+		require.Equal(t, dayCuts(first.Body["days"]), dayCuts(again.Body["days"]), "the replay answers the trip's days")
 		require.Equal(t, first.Body["totalDistance"], again.Body["totalDistance"])
 
 		other := e.upload(t, k, 150, map[string]any{"maxDistancePerDay": 60})
@@ -216,4 +219,15 @@ func TestTheCreationsOfATripTakeAKey(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, e.duplicate(t, src, "", nil).Status)
 	require.Equal(t, http.StatusBadRequest, e.upload(t, "", 120, nil).Status)
 	require.Equal(t, before, e.tripCount(t), "nothing was created without a key")
+}
+
+// dayCuts is each day's id, number and length: what an upload cut, without
+// what its analyses add later.
+func dayCuts(days any) []string {
+	var out []string
+	for _, d := range days.([]any) {
+		m := d.(map[string]any)
+		out = append(out, fmt.Sprint(m["id"], " ", m["dayNumber"], " ", m["distance"]))
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,13 +54,19 @@ func (n NPM) Suite(t testing.TB, url, token string, args ...string) map[string][
 			t.Fatalf("%s: %v", d.Name(), err)
 		}
 		// server-<scenario>-<timestamp>
-		name := strings.TrimPrefix(d.Name(), "server-")
-		if i := strings.LastIndex(name, "-20"); i > 0 {
-			name = name[:i]
-		}
-		got[name] = checks
+		got[scenarioOf(d.Name())] = checks
 	}
 	return got
+}
+
+// stamped is the time the suite appends to a scenario's folder
+// (-2026-12-01T23-42-05-209Z): what follows the scenario's name.
+var stamped = regexp.MustCompile(`-\d{4}-\d{2}-\d{2}T[0-9TZ:.-]*$`)
+
+// scenarioOf is the scenario a folder of the suite's output holds:
+// server-<scenario>-<time>.
+func scenarioOf(folder string) string {
+	return stamped.ReplaceAllString(strings.TrimPrefix(folder, "server-"), "")
 }
 
 // Failures are the checks of a scenario that failed.
