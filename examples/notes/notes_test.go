@@ -40,10 +40,18 @@ func TestRegistryCovered(t *testing.T) {
 // and the door's (sign-in, the account, OAuth).
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	a := apptest.New(t, notes.Product())
-	fx := doortest.Fixtures(a.Server.Registry)
-	maps.Copy(fx, fixtures)
-	conformance.Exercise(t, a, fx)
+	for _, engine := range []struct {
+		name string
+		opts []apptest.Option
+	}{{"sqlite", nil}, {"postgres", []apptest.Option{apptest.Postgres}}} {
+		t.Run(engine.name, func(t *testing.T) {
+			t.Parallel()
+			a := apptest.New(t, notes.Product(), engine.opts...)
+			fx := doortest.Fixtures(a.Server.Registry)
+			maps.Copy(fx, fixtures)
+			conformance.Exercise(t, a, fx)
+		})
+	}
 }
 
 var fixtures = conformance.Fixtures{
