@@ -64,14 +64,17 @@ func product(f flaws) app.Product {
 						fx.ResultTags(`group:"declarations"`))),
 				Migrations: []migrations.Source{bookmarkMigrations},
 			},
-			{
-				Name: "tokens",
-				Options: fx.Provide(func() *people { return &people{ids: map[string]string{}, tokens: map[string]registry.Principal{}} },
-					func(p *people) guards.Authenticator { return p },
-					func(p *people) app.TokenIssuer { return p }),
-			},
+			peopleModule,
 		},
 	}
+}
+
+// peopleModule is the token store of the kit's test products.
+var peopleModule = app.Module{
+	Name: "tokens",
+	Options: fx.Provide(func() *people { return &people{ids: map[string]string{}, tokens: map[string]registry.Principal{}} },
+		func(p *people) guards.Authenticator { return p },
+		func(p *people) app.TokenIssuer { return p }),
 }
 
 // people mints and resolves tokens in memory.

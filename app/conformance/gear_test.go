@@ -68,12 +68,7 @@ func gearProduct(d defects) app.Product {
 					fx.Annotate(func(g *gear) registry.Declarer { return g.declare }, fx.ResultTags(`group:"declarations"`))),
 				Migrations: []migrations.Source{gearMigrations},
 			},
-			{
-				Name: "tokens",
-				Options: fx.Provide(func() *people { return &people{ids: map[string]string{}, tokens: map[string]registry.Principal{}} },
-					func(p *people) guards.Authenticator { return p },
-					func(p *people) app.TokenIssuer { return p }),
-			},
+			peopleModule,
 		},
 	}
 }
