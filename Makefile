@@ -6,7 +6,7 @@ export CGO_ENABLED ?= 0
 PKGS    ?= ./...
 CAIRN   := $(GO) run ./cmd/cairn
 
-.PHONY: run test fuzz bench bench-load lint golden migrate guards build npm conformance
+.PHONY: run test fuzz bench bench-region bench-load lint golden migrate guards build npm conformance
 
 ## run: start the server on the embedded defaults (SQLite in ./data, no Redis)
 run:
@@ -36,6 +36,11 @@ bench:
 	@awk '/^Benchmark.*\/(bare|guarded)/ { split($$1, p, "/"); sub(/-[0-9]+$$/, "", p[2]); ns[p[1] "/" p[2]] = $$3; fam[p[1]] = 1 } \
 	  END { for (f in fam) if ((f "/bare") in ns && (f "/guarded") in ns) \
 	    printf "%s: guarded/bare throughput = %.2f (target >= 0.9)\n", f, ns[f "/bare"] / ns[f "/guarded"] }' bench.out
+
+## bench-region: import a generated region (2 million places, 5 million way segments) with the cairn
+## command, then analyse a 30-day trip over it; prints the import's peak memory and CPU, and the analysis's CPU
+bench-region:
+	CAIRN_TEST_BENCH_REGION=1 $(GO) test -run '^$$' -bench BenchmarkRegion -benchtime 1x -timeout 30m ./planner
 
 ## bench-load: the real server under load (SQLite and PostgreSQL) beside bare huma and go-sdk servers;
 ## prints req/s, latency percentiles and server CPU per request (a few minutes; BENCHFLAGS=-h lists options)

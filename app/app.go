@@ -381,7 +381,7 @@ func mount(p mountParams) {
 	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
 	res := newResource(reg, s.URL, p.Product.OwnAuthorizationServer)
 	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),
-		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, res.gate(p.Auth, mcpHandler)))))
+		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, tools.SpeakLanguage(reg, res.gate(p.Auth, mcpHandler))))))
 
 	operations.MountDocs(p.HTTP.Mux)
 	mountHealth(p.HTTP.Mux, p.DB, p.Redis)

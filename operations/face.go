@@ -60,6 +60,7 @@ type Face struct {
 	trusted     []netip.Prefix   // proxies whose X-Forwarded-For is believed
 	base        string           // public_url: what makes a Location absolute (location.go)
 	tickets     progress.Tickets // stream tickets (stream.go); nil: none accepted
+	locales     *registry.Locales
 }
 
 // TrustProxies sets the reverse proxies whose X-Forwarded-For names the
@@ -113,6 +114,7 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 
 // Mount adds every operation of reg to the API and its OpenAPI document.
 func (f *Face) Mount(reg *registry.Registry) {
+	f.locales = reg.Locales() // locale.go
 	// Suffixed routes share a router pattern: suffix.go.
 	f.mount(reg.Operations())
 	f.introduce(reg.Operations()) // the opening of /docs: docs_intro.go
@@ -132,6 +134,7 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			return
 		}
 		negotiate(hc, c)
+		f.speak(hc, c)
 		switch {
 		case op.HTTP.Method == http.MethodGet || op.HTTP.Method == http.MethodDelete:
 			u := hc.URL()
@@ -348,6 +351,7 @@ func (f *Face) repeatedFields(op *registry.Operation, values url.Values) []regis
 
 func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 	op := c.Op
+	answerIn(hc, c, out)
 	if writeNegotiated(hc, c, out) {
 		return
 	}
@@ -483,8 +487,9 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	for k, v := range problemHeaders(hc.Context(), e, hc.Header("Authorization") != "") {
 		hc.SetHeader(k, v)
 	}
-	p := e.Problem()
+	p := f.locales.Problem(e, c.Locale)
 	p.RequestID = c.RequestID
+	answerIn(hc, c, nil)
 	writeJSON(hc, p.Status, "application/problem+json", p)
 }
 

@@ -71,7 +71,7 @@ func TestRecomputeFollowsItsModifications(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 	require.Equal(t, "/trips/"+id, res.Header.Get("Location"))
 	require.Equal(t, true, res.JSON(t)["isLocked"], "the answer tells the true lock")
-	require.Equal(t, []string{"accommodations", "terrain"}, history(t, a, id, 2), "a new generation re-runs what the change affects")
+	require.Equal(t, []string{"accommodations", "bike_shops", "events", "pois", "terrain"}, history(t, a, id, 2), "a new generation re-runs what the change affects")
 	after := a.WaitSettled(t, e.token, id)
 	require.Equal(t, "done", after["computationStatus"].(map[string]any)["terrain"])
 	require.Equal(t, settled["version"], after["version"], "the structure did not change: the version holds")
@@ -198,7 +198,7 @@ func TestNearbyPOIsOnTheRoad(t *testing.T) {
 	far := ask(map[string]any{"category": "shelter", "position": at(10, 10)})
 	require.Equal(t, true, far["outOfCoverage"], "no data of any kind around: an empty answer says nothing")
 	water := ask(map[string]any{"category": "water", "position": at(lat, lon)})
-	require.Equal(t, true, water["outOfCoverage"], "the local data holds no water points")
+	require.Equal(t, false, water["outOfCoverage"], "the area's data is imported, water points with it: none is the ground's answer")
 	require.Empty(t, water["pois"])
 
 	for _, tt := range []struct {

@@ -44,15 +44,15 @@ func TestHandlerRefusalsSpeakTheirFace(t *testing.T) {
 		status         int
 		says           string // what the HTTP detail names as the next request
 	}{
-		{"an analysis under way", `{"route":"done","stages":"done","terrain":"running","accommodations":"done"}`,
+		{"an analysis under way", statusJSON("done", "done", "done", "terrain", "running"),
 			"POST", "/analyze", map[string]any{}, "analyze_trip", map[string]any{}, http.StatusConflict, "GET /trips/"},
-		{"nothing to analyze yet", `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`,
+		{"nothing to analyze yet", statusJSON("done", "pending", "pending"),
 			"POST", "/analyze", map[string]any{}, "analyze_trip", map[string]any{}, http.StatusUnprocessableEntity, "GET /trips/"},
-		{"nothing to recompute yet", `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`,
+		{"nothing to recompute yet", statusJSON("done", "pending", "pending"),
 			"POST", "/recompute", map[string]any{"modifications": []any{map[string]any{"type": "pacing"}}}, "", nil, http.StatusUnprocessableEntity, "GET /trips/"},
-		{"nothing to scan yet", `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`,
+		{"nothing to scan yet", statusJSON("done", "pending", "pending"),
 			"POST", "/accommodations/scan", map[string]any{}, "", nil, http.StatusUnprocessableEntity, "GET /trips/"},
-		{"an unknown day", `{"route":"done","stages":"done","terrain":"done","accommodations":"done"}`,
+		{"an unknown day", statusJSON("done", "done", "done"),
 			"GET", "/stages/" + unknownDay + "/detail", nil, "get_stage", map[string]any{"stageId": unknownDay}, http.StatusNotFound, "GET /trips/"},
 	} {
 		status(t, a, id, tt.statuses)
@@ -108,7 +108,7 @@ func TestAPartialTripSaysHowLongToWait(t *testing.T) {
 	e := newEnv(t, a)
 	id := e.trip(t, map[string]any{"startDate": day(30), "endDate": day(32)})
 	a.WaitSettled(t, e.token, id)
-	status(t, a, id, `{"route":"done","stages":"running","terrain":"pending","accommodations":"pending"}`)
+	status(t, a, id, statusJSON("done", "running", "pending"))
 
 	res := a.Do(t, "GET", "/trips/"+id+"/detail", e.token, nil)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
@@ -122,7 +122,7 @@ func TestAPartialTripSaysHowLongToWait(t *testing.T) {
 		require.Contains(t, body["note"], fmt.Sprintf("%d seconds", int(wait)), "%s: the note says it too", face)
 	}
 
-	status(t, a, id, `{"route":"done","stages":"done","terrain":"done","accommodations":"done"}`)
+	status(t, a, id, statusJSON("done", "done", "done"))
 	settledBody := a.Do(t, "GET", "/trips/"+id+"/detail", e.token, nil).JSON(t)
 	require.NotContains(t, settledBody, "retryAfter", "nothing to wait for once the days are computed")
 }

@@ -129,7 +129,9 @@ func tripWithDays(t testing.TB, e env) apptest.Request {
 // all settled: an analysis asked for meanwhile is refused as running.
 func settledTrip(t testing.TB, e env) apptest.Request {
 	r := tripWithDays(t, e)
-	deadline := time.Now().Add(20 * time.Second)
+	// Every trip the kit makes queues its computations on the same few
+	// workers: under a whole run's load they take their turn.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		res := e.a.Do(t, http.MethodGet, "/trips/"+r.Vars["id"], e.token, nil)
 		require.Equal(t, http.StatusOK, res.Status, string(res.Body))

@@ -35,6 +35,8 @@ type Settings struct {
 	RouterURL       string        `koanf:"router_url"`
 	NominatimURL    string        `koanf:"nominatim_url"`
 	OverpassURL     string        `koanf:"overpass_url"`
+	WeatherURL      string        `koanf:"weather_url"`
+	EventsURL       string        `koanf:"events_url"`
 }
 
 // Decode reads the product's settings from a loaded configuration.
@@ -60,6 +62,8 @@ var tripKeys = []config.Key{
 	{Name: "source_base_urls", Default: "", Doc: "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
 	{Name: "router_url", Default: "", Doc: "base URL of a self-hosted BRouter for add_waypoint; empty for the straight-line router"},
 	{Name: "overpass_url", Default: "", Doc: "an Overpass API endpoint for accommodation candidates; empty for the local store (cairn pois import)"},
+	{Name: "weather_url", Default: "", Doc: "a forecast service answering in Open-Meteo's format (e.g. https://api.open-meteo.com/v1/forecast); empty: no weather, and the trips say so"},
+	{Name: "events_url", Default: "", Doc: "an iCalendar (RFC 5545) feed of events with GEO positions; empty: no events, and the trips say so"},
 }
 
 var placeKeys = []config.Key{
@@ -105,6 +109,7 @@ func Product() app.Product {
 				Options: fx.Options(trips.Module,
 					fx.Decorate(func(s *trips.Store, set Settings) *trips.Store { s.SetCheckEvery(set.DigestCacheTTL); return s }),
 					fx.Provide(provideSource, providePlaces, provideRouter, provideDispatcher,
+						provideMapData, provideForecasts, provideEvents, provideBorders, provideNamer,
 						func(s *app.Server) trips.PublicURL { return s.URL },
 						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)),
 						fx.Annotate(func(s *trips.Store) accounts.Holder { return trips.NewAccountData(s) }, fx.ResultTags(`group:"account_holders"`)))),

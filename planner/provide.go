@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/modules/route/countries"
+	"cairn.dev/cairn/modules/route/events"
 	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/route/routing"
 	"cairn.dev/cairn/modules/route/source"
+	"cairn.dev/cairn/modules/route/upstream"
+	"cairn.dev/cairn/modules/route/weather"
 	"cairn.dev/cairn/modules/trips"
 	"cairn.dev/cairn/outbound"
 )
@@ -121,4 +126,56 @@ func provideSearcher(cfg Settings) (places.Searcher, error) {
 		return places.Embedded(), nil
 	}
 	return places.NewNominatim(places.NominatimConfig{BaseURL: cfg.NominatimURL})
+}
+
+// provideMapData is the local geographic store the enrichments read
+// (cairn pois import fills it), whatever answers the accommodations.
+func provideMapData(db *bun.DB) trips.MapData { return poi.NewStore(db) }
+
+// provideForecasts reads forecasts at weather_url; none without it.
+func provideForecasts(cfg Settings) (trips.Forecaster, error) {
+	if cfg.WeatherURL == "" {
+		return nil, nil
+	}
+	c, err := weather.New(cfg.WeatherURL, weather.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("weather_url: %w", err)
+	}
+	return c, nil
+}
+
+// provideEvents reads the iCalendar feed at events_url; none without it.
+func provideEvents(cfg Settings) (trips.EventFeed, error) {
+	if cfg.EventsURL == "" {
+		return nil, nil
+	}
+	f, err := events.New(cfg.EventsURL, upstream.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("events_url: %w", err)
+	}
+	return f, nil
+}
+
+// provideBorders names countries from the embedded borders.
+func provideBorders() trips.Borders { return countries.Embedded() }
+
+// provideNamer names the days' ends from the embedded gazetteer.
+func provideNamer() places.Reverser { return places.Embedded() }
+
+// PrintOutsideData says which outside data the trips read, and what the
+// ones not configured mean: the computations that need them say "not
+// configured" on every trip, never an empty list.
+func PrintOutsideData(w io.Writer, cfg Settings) {
+	line := func(name, value, without string) {
+		if value == "" {
+			fmt.Fprintf(w, "  %-9s not configured: %s\n", name, without)
+			return
+		}
+		fmt.Fprintf(w, "  %-9s %s\n", name, value)
+	}
+	fmt.Fprintln(w, "Outside data the trips read:")
+	line("weather", cfg.WeatherURL, "no forecasts, wind or wet fords (set weather_url, Open-Meteo's format)")
+	line("events", cfg.EventsURL, "no events (set events_url, an iCalendar feed)")
+	fmt.Fprintln(w, "  map data  the local store (cairn pois import FILE.osm.pbf); without an import every trip says no_map_data")
+	fmt.Fprintln(w, "  holidays, countries and place names are built in.")
 }

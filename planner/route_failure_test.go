@@ -71,7 +71,7 @@ func TestARouteFailureSaysWhy(t *testing.T) {
 	a.WaitSettled(t, e.token, missing)
 
 	// The other two are told by what the import recorded of its failure.
-	failed := `{"route":"failed","stages":"failed","terrain":"failed","accommodations":"failed"}`
+	failed := statusJSON("failed", "failed", "failed")
 	recorded := func(code string) string {
 		id := e.trip(t, nil)
 		a.WaitSettled(t, e.token, id)

@@ -5,15 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/osmfixture"
 	"cairn.dev/cairn/modules/route/routefixture"
 	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/planner/plannertest"
@@ -100,17 +104,32 @@ func TestToolsListedByScope(t *testing.T) {
 // fault in the digest, never a reason to cut days off.
 func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	t.Parallel()
-	a := plannertest.New(t)
+	first := time.Now().UTC().AddDate(0, 0, 10).Truncate(24 * time.Hour)
+	weatherURL := forecastServer(t, first)
+	route := routefixture.Route(7, 24_000, 100) // 2,400 km with hills
+	a := plannertest.New(t, func(_ testing.TB, c *config.Config) {
+		*c = c.With("weather_url", weatherURL).With("events_url", eventsServer(t, route[len(route)/3], first.AddDate(0, 0, 10)))
+	})
 	e := newEnv(t, a)
+	// Map data along the whole trip, every computation finding something.
+	var x bytes.Buffer
+	w, err := osmfixture.NewPBF(&x)
+	require.NoError(t, err)
+	require.NoError(t, osmfixture.Generate(w, route, osmfixture.Spec{Points: 12_000, Segments: 40_000, Width: 3000, Seed: 1}))
+	importExtract(t, a, x.Bytes())
 	op, _ := a.Server.Registry.Lookup("trips.upload")
 	var g bytes.Buffer
-	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Thirty days", Points: routefixture.Route(7, 24_000, 100)})) // 2,400 km with hills
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: "Thirty days", Points: route}))
 	out := a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Key: key(),
-		Args:  map[string]any{"startDate": day(10), "endDate": day(39), "maxDistancePerDay": 100},
+		Args: map[string]any{"startDate": first.Format("2006-01-02"), "endDate": first.AddDate(0, 0, 29).Format("2006-01-02"),
+			"maxDistancePerDay": 100, "fatigueFactor": 1.0}, // thirty days of 80 km
 		Files: map[string]apptest.File{"gpxFile": {Name: "long.gpx", ContentType: "application/gpx+xml", Body: g.Bytes()}}})
 	require.Equal(t, 202, out.Status, string(out.Raw))
 	id := out.Body["id"].(string)
-	a.WaitSettled(t, e.token, id)
+	settled := a.WaitSettled(t, e.token, id)
+	for name, st := range settled["computationStatus"].(map[string]any) {
+		require.Equal(t, "done", st, name)
+	}
 	shared := a.Do(t, "POST", "/trips/"+id+"/share", e.token, nil) // shared, the digest says where too
 	require.Equal(t, 201, shared.Status, string(shared.Body))
 	got := apptest.Call(t, e.mcp, "get_trip", map[string]any{"id": id})
@@ -131,8 +150,38 @@ func TestDigestOfThirtyDaysFitsTheBudget(t *testing.T) {
 	wire, err := json.Marshal(res)
 	require.NoError(t, err)
 	t.Logf("get_trip of 30 days: %d bytes on the wire, %d of them structured", len(wire), len(raw))
+	_ = os.WriteFile("/tmp/digest.json", wire, 0o644)
 	require.LessOrEqual(t, len(wire), 8_000, fmt.Sprintf("the result is %d bytes on the wire", len(wire)))
 	require.Contains(t, got.Text, "id: "+id, "the text renders the fields")
+	stageBudget(t, e, id, got.Structured["days"].([]any))
 	require.Contains(t, got.Text, "days: 30 rows", "the text says where the days are")
 	require.NotContains(t, got.Text, `{"`, "the text does not repeat the JSON")
+}
+
+// stageBudget: get_stage of each day stays within 3,000 bytes on the wire,
+// every computation done: the long lists give their nearest few and a
+// count, the rest on request (list).
+func stageBudget(t *testing.T, e env, id string, days []any) {
+	t.Helper()
+	largest, alerts := 0, 0
+	for _, d := range days {
+		sid := d.(map[string]any)["id"].(string)
+		res, err := e.mcp.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_stage", Arguments: map[string]any{"id": id, "stageId": sid}})
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+		res.Meta = nil // as for the digest: the _meta naming the server is on every result
+		wire, err := json.Marshal(res)
+		require.NoError(t, err)
+		if len(wire) > largest {
+			_ = os.WriteFile("/tmp/stage.json", wire, 0o644)
+		}
+		largest = max(largest, len(wire))
+		st := res.StructuredContent.(map[string]any)
+		if list, ok := st["alertDetails"].([]any); ok {
+			alerts += len(list)
+		}
+	}
+	require.LessOrEqual(t, largest, 3_000, "get_stage is %d bytes on the wire", largest)
+	t.Logf("get_stage: at most %d bytes on the wire; %d alerts over the days", largest, alerts)
+	require.Positive(t, alerts, "the days have alerts to tell")
 }

@@ -33,7 +33,7 @@ func pointOf(m any) geo.Point {
 // daysComputing are the statuses a settings change leaves until the
 // pipeline has cut the days again: a state a test can hold (with status)
 // for as long as it needs.
-const daysComputing = `{"route":"done","stages":"pending","terrain":"pending","accommodations":"pending"}`
+var daysComputing = statusJSON("done", "pending", "pending")
 
 // TestStageEditWhileDaysAreComputed: an edit of days that are about to be
 // replaced is refused, with what to call next in each face's words, and

@@ -24,7 +24,7 @@ const MaxItemsPerPage = 1000
 // name) in the input of every operation that lists.
 type PageInput struct {
 	Page         int `json:"page,omitempty" minimum:"1" maximum:"2147483648" doc:"Page number, from 1 (default 1)."`
-	ItemsPerPage int `json:"itemsPerPage,omitempty" minimum:"1" maximum:"1000" doc:"Items per page, from 1 (absent: the listing's default; its largest is in its description)."`
+	ItemsPerPage int `json:"itemsPerPage,omitempty" minimum:"1" maximum:"1000" doc:"Items per page, from 1."`
 }
 
 // PageRequest implements Pager.

@@ -168,6 +168,9 @@ type Declarer func(reg *Registry)
 type Registry struct {
 	ops    []*Operation
 	scopes []ScopeDoc
+
+	locales     *Locales // locale.go
+	localesOnce sync.Once
 }
 
 // ScopeDoc is one scope of the vocabulary and what it permits.
@@ -499,6 +502,7 @@ type Call struct {
 	Now  time.Time
 
 	RequestID  string     // the request's id, for logs and problem bodies
+	Locale     string     // the language the call is answered in (locale.go), negotiated by the face
 	Credential string     // the bearer token as sent
 	Principal  *Principal // set by authenticate
 	// ClientAddr is the caller's network address (an IP, no port) as the

@@ -49,6 +49,7 @@ type Face struct {
 	texts   *texts                           // the texts of recent results
 	reg     *registry.Registry
 	tasks   TaskStore // nil: no call becomes a task
+	locales *registry.Locales                // locale.go
 }
 
 // New returns the MCP face adding tools to server.
@@ -63,6 +64,7 @@ func (f *Face) GuardNames() []string { return f.chain.Names() }
 func (f *Face) Mount(reg *registry.Registry) {
 	f.reg = reg
 	f.ops = map[string][]*registry.Operation{}
+	f.locales = reg.Locales()
 	for _, ops := range reg.Tools() {
 		t := f.Describe(ops)
 		// tools/list would marshal every schema map again on every call
@@ -414,6 +416,7 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			}
 		}
 		f.mapArguments(c, args)
+		f.speak(req, c)
 		inBand := c.Op.Confirm.Asks() && asksInBand(req)
 		switch {
 		case inBand:
@@ -596,7 +599,7 @@ func (f *Face) errorResult(ctx context.Context, c *registry.Call, err error) *mc
 	case registry.KindUnavailable:
 		f.log.WarnContext(ctx, "tool refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
-	p := e.Problem()
+	p := f.locales.Problem(e, c.Locale)
 	p.RequestID = c.RequestID
 	var text strings.Builder
 	fmt.Fprintf(&text, "%s (%d): %s", p.Title, p.Status, p.Detail)

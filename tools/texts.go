@@ -65,7 +65,11 @@ func (x *texts) text(out any, b []byte) (string, error) {
 // textOf renders the text of out, whose JSON is b, marked when it carries
 // text from third parties.
 func textOf(out any, b []byte) (string, error) {
-	text, err := renderGo(out, b, TextBudget)
+	budget := TextBudget
+	if tb, ok := out.(TextBudgeter); ok { // the output sizes its own rendering
+		budget = tb.TextBudget()
+	}
+	text, err := renderGo(out, b, budget)
 	if err != nil {
 		return "", err
 	}
@@ -73,4 +77,11 @@ func textOf(out any, b []byte) (string, error) {
 		text = DataNotice + text
 	}
 	return text, nil
+}
+
+// TextBudgeter is an output that sets its own TextBudget: one read whose
+// answer has a size budget of its own (text and structured content
+// together) keeps the text to the summary past a smaller rendering.
+type TextBudgeter interface {
+	TextBudget() int
 }

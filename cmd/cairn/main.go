@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -108,6 +109,7 @@ func serve(cfg config.Config, stdout, stderr io.Writer) error {
 			return fmt.Errorf("development user: %w", err)
 		}
 		planner.PrintWelcome(stdout, srv.URL(), settings.DevEmail, tok)
+		planner.PrintOutsideData(stdout, settings)
 		return nil
 	}, &store)
 }
@@ -275,6 +277,9 @@ func printGuards(cfg config.Config, args []string, stdout, stderr io.Writer) err
 	return guardmatrix.Write(stdout, reg, *format)
 }
 
+// importMemory is the soft memory limit of an import (GOMEMLIMIT overrides it).
+const importMemory = 200 << 20
+
 func importPOIs(cfg config.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) < 2 || args[0] != "import" {
 		return errors.New("usage: cairn pois import FILE [--format xml|pbf]")
@@ -294,6 +299,11 @@ func importPOIs(cfg config.Config, args []string, stdout, stderr io.Writer) erro
 		override = f
 	}
 	ctx := context.Background()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// An extract streams through in bounded memory; a soft limit makes
+		// the collector keep it there rather than let the heap double.
+		debug.SetMemoryLimit(importMemory)
+	}
 	if _, _, err := app.Migrate(ctx, planner.Product(), cfg); err != nil {
 		return err
 	}
@@ -306,6 +316,7 @@ func importPOIs(cfg config.Config, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "imported %d nodes and %d ways (%v)\n", st.Nodes, st.Ways, st.ByType)
+	fmt.Fprintf(stdout, "imported %d places (%d nodes and %d ways: %v), %d roads and %d ferry routes in %d chunks, covering %d tiles of 0.1°\n",
+		st.Nodes+st.Ways, st.Nodes, st.Ways, st.ByType, st.Roads, st.Ferries, st.WayChunks, st.CoverageTiles)
 	return nil
 }

@@ -24,7 +24,7 @@ func TestCommands(t *testing.T) {
 	}{
 		{"migrate", []string{"migrate"}, "migration(s) applied"},
 		{"token", []string{"token", "create", "--email", "cli@example.com", "--scope", "trips:read"}, "cairn_pat_"},
-		{"pois", []string{"pois", "import", "../../modules/route/poi/testdata/fixture-osmium.osm"}, "imported 2 nodes and 3 ways"},
+		{"pois", []string{"pois", "import", "../../modules/route/poi/testdata/fixture-osmium.osm"}, "imported 6 places (3 nodes and 3 ways"},
 		{"guards", []string{"guards", "--format", "json"}, `"trips.create"`},
 	}
 	for _, tt := range tests {

@@ -194,22 +194,6 @@ func (s *Store) Stages(ctx context.Context, tripID string) ([]Stage, error) {
 	return out, err
 }
 
-// SaveAlerts stores each stage's alerts (index-aligned with stages).
-func (s *Store) SaveAlerts(ctx context.Context, tripID string, stages []Stage, found [][]Alert) error {
-	db := storage.Conn(ctx, s.db)
-	for i := range stages {
-		list := AlertList{}
-		if i < len(found) && found[i] != nil {
-			list = found[i]
-		}
-		if _, err := db.NewUpdate().Model((*Stage)(nil)).Set("alerts = ?", list).
-			Where("id = ? AND trip_id = ?", stages[i].ID, tripID).Exec(ctx); err != nil {
-			return err
-		}
-	}
-	return s.touch(ctx, tripID)
-}
-
 // replan decides which computations a settings change re-runs: the
 // triggered ones, whatever was still unsettled, and all that depends on
 // them. It bumps the generation and marks the plan pending on merged, and
@@ -264,8 +248,13 @@ func triggered(changed []string) []string {
 		case "startDate":
 			add(ComputeTerrain)        // the sunset rule reads it
 			add(ComputeAccommodations) // so does "possibly closed"
+			add(ComputePOIs)           // and "closed at passage"
+			add(ComputeWeather)        // with wind and fords after it
+			add(ComputeCalendar)
+			add(ComputeEvents)
 		case "ebikeMode", "departureHour", "averageSpeed":
 			add(ComputeTerrain) // the sunset and e-bike rules read them
+			add(ComputePOIs)    // so does the time the rider passes a shop
 		case "enabledAccommodationTypes":
 			add(ComputeAccommodations)
 		}

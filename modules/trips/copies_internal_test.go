@@ -83,8 +83,11 @@ func TestRecomputePlan(t *testing.T) {
 		mods     []Modification
 		want     []string
 	}{
-		{"dates", settled, []Modification{{Type: ModDates}}, []string{ComputeTerrain, ComputeAccommodations}},
-		{"one change twice", settled, []Modification{{Type: ModPacing}, {Type: ModPacing}}, []string{ComputeTerrain, ComputeAccommodations}},
+		{"dates: the date rules, the weather's wind and fords with it", settled, []Modification{{Type: ModDates}},
+			[]string{ComputeAccommodations, ComputeTerrain, ComputeWeather, ComputeCalendar, ComputeWind, ComputeCultural, ComputeFords, ComputeEvents}},
+		{"a day's recalculation", settled, []Modification{{Type: ModAccommodation, StageIndex: new(int)}},
+			[]string{ComputePOIs, ComputeAccommodations, ComputeTerrain, ComputeBikeShops, ComputeEvents}},
+		{"one change twice", settled, []Modification{{Type: ModPacing}, {Type: ModPacing}}, enrichments},
 		{"analysis under way", StatusMap{"route": "done", "stages": "done", "terrain": "running", "accommodations": "done"},
 			[]Modification{{Type: ModDates}}, enrichments},
 		{"nothing known of the kind", settled, []Modification{{Type: "weather"}}, nil},

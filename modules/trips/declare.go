@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"cairn.dev/cairn/modules/route/words"
 	"cairn.dev/cairn/modules/scopes"
 	"cairn.dev/cairn/registry"
 )
@@ -12,6 +13,9 @@ import (
 func (t *Trips) Declare(reg *registry.Registry) {
 	reg.DeclareScope(scopes.TripsRead, registry.ReadScope, "Read your trips, their days, shares and exports, and search places.")
 	reg.DeclareScope(scopes.TripsWrite, registry.WriteScope, "Create, change, share and delete your trips.")
+	// The trips speak English and French (words.Languages): refusals too.
+	reg.SpeakLocales(words.English, words.French)
+	reg.Translate(words.French, problemsFR)
 	t.declareStages(reg)
 	t.declareShares(reg)
 	t.declareEnrichments(reg)
@@ -24,7 +28,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		ID:      "trips.list",
 		Summary: "List your trips, newest first",
 		HTTP:    registry.Get("/trips"),
-		Tool:    registry.Tool("list_trips", "List the caller's trips, newest first, 20 per page (itemsPerPage up to 100), optionally filtered by title or dates. Use an id from here with get_trip."),
+		Tool:    registry.Tool("list_trips", "List the caller's trips, newest first, 20 per page (up to 100), optionally filtered by title or dates. Use an id from here with get_trip."),
 
 		Scope:        scopes.TripsRead,
 		Owner:        registry.CallerOwned,

@@ -25,11 +25,11 @@ var dayEdit = registry.NoConfirmBecause("a day edit is made against the version 
 // declareStages adds the stage operations: get_stage and the five branches
 // of edit_stages, each declared once with every guard.
 func (t *Trips) declareStages(reg *registry.Registry) {
-	registry.Add(reg, registry.Op[NoInput, StageDetail]{
+	registry.Add(reg, registry.Op[StageInput, StageDetail]{
 		ID:      "stages.get",
 		Summary: "Read one day in full",
 		HTTP:    registry.Get("/trips/{id}/stages/{stageId}/detail"),
-		Tool:    registry.Tool("get_stage", "Read one day of a trip in full: distance, climbing, alerts with their places, accommodations near its end and the chosen one. Take stageId from get_trip."),
+		Tool:    registry.Tool("get_stage", "Read one day in full: alerts, weather, resupply, accommodations, events. stageId from get_trip."),
 
 		Scope:        scopes.TripsRead,
 		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead).Within("stageId"),

@@ -470,7 +470,16 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 			d.Trip.EndDate = &end // one calendar day per day, rest days included
 		}
 	}
-	roots := replan(prev.Trip, d.Trip, []string{ComputeTerrain})
+	labelDays(ctx, t.namer, d.Stages, prev.Stages)
+	// A day whose ends or length changed is recalculated (pipeline.md §6):
+	// its candidates are scanned again, with every enrichment that reads the
+	// days' lines and ends.
+	for _, k := range d.touched {
+		if k < len(d.Stages) && d.Stages[k].Selected == nil {
+			d.Stages[k].Accommodations = nil
+		}
+	}
+	roots := replan(prev.Trip, d.Trip, recalculated(d.Trip))
 	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
 			return err
@@ -507,6 +516,11 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 	}
 	return out, nil
 }
+
+// recalculated are what a stage edit re-runs: every enrichment that reads
+// the days (all of them on a dated trip; the date rules otherwise claim
+// nothing and are run all the same, cheaply, so they settle).
+func recalculated(*Trip) []string { return slices.Clone(enrichments) }
 
 // sameDays reports whether an edit left every day as it was.
 func sameDays(a, b []Stage) bool {

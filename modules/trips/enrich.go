@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"cairn.dev/cairn/modules/route/alerts"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/route/routing"
@@ -21,8 +22,9 @@ import (
 // ComputeAccommodations scans places to sleep near each day's end.
 const ComputeAccommodations = "accommodations"
 
-// enrichments are the computations analyze_trip re-runs (not route, not stages).
-var enrichments = []string{ComputeTerrain, ComputeAccommodations}
+// enrichments are the computations analyze_trip re-runs (not route, not
+// stages), in pipeline order.
+var enrichments = Computations[2:]
 
 func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 	tr, stages, err := p.store.TripAndDays(ctx, job.TripID)
@@ -34,6 +36,7 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 		return err
 	}
 	found := make([]AccommodationList, len(stages))
+	closures := make([][]alerts.Alert, len(stages))
 	for i, s := range stages {
 		found[i] = scan.base(&s)
 		if s.IsRestDay || p.places == nil || !scan.covers(i) {
@@ -53,6 +56,17 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 		for _, c := range cands {
 			found[i] = scan.add(found[i], accommodationOf(c))
 		}
+		closed := 0
+		for _, a := range found[i] {
+			if a.PossibleClosed {
+				closed++
+			}
+		}
+		closures[i] = alerts.Closure(i, alertStages(stages)[i], date, len(found[i]), closed)
+	}
+	o := outcome{days: closures}
+	if tr.StartDate == nil {
+		o.coverage = CoverageNoDate // no seasonal closure is claimed without a date
 	}
 	err = p.commit(ctx, job, func(ctx context.Context) error {
 		for i := range stages {
@@ -61,7 +75,7 @@ func (p *Pipeline) accommodations(ctx context.Context, job Job) error {
 				return err
 			}
 		}
-		return p.store.touch(ctx, job.TripID)
+		return p.store.saveOutcome(ctx, job.TripID, ComputeAccommodations, stages, o)
 	})
 	if err != nil {
 		return err
@@ -292,7 +306,7 @@ func (t *Trips) analyze(ctx context.Context, c *registry.Call, _ *NoInput) (Stat
 		if err := t.store.forgetScan(ctx, tr.ID); err != nil {
 			return err // a fresh analysis scans every day afresh (scan.go)
 		}
-		return t.jobs.Dispatch(ctx, tr.ID, locked.Generation, enrichments...)
+		return t.jobs.Dispatch(ctx, tr.ID, locked.Generation, roots(enrichments)...)
 	})
 	if err != nil {
 		return State{}, err

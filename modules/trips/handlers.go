@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"cairn.dev/cairn/modules/route/words"
 	"context"
 	"fmt"
 	"net/http"
@@ -56,7 +57,7 @@ func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput
 		AverageSpeed:              DefaultAverageSpeed,
 		DepartureHour:             DefaultDepartureHour,
 		EnabledAccommodationTypes: slices.Clone(AccommodationTypes),
-		Locale:                    "en",
+		Locale:                    localeOf(c),
 		Status:                    StatusDraft,
 		ComputationStatus:         StatusMap{},
 		Version:                   1,
@@ -73,6 +74,15 @@ func (t *Trips) mergeCreate(_ context.Context, c *registry.Call, in *CreateInput
 		tr.EnabledAccommodationTypes = in.EnabledAccommodationTypes
 	}
 	return tr, nil
+}
+
+// localeOf is the language a trip is created in: the request's
+// (Accept-Language, en or fr), English otherwise.
+func localeOf(c *registry.Call) string {
+	if words.Supported(c.Locale) {
+		return c.Locale
+	}
+	return words.English
 }
 
 func setIf[T any](dst *T, v *T) {
@@ -184,7 +194,11 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 	d := Detail{
 		ID: tr.ID, Settings: settingsOf(tr), SourceType: tr.SourceType, Status: tr.Status,
 		IsLocked: s.IsLocked, ComputationStatus: s.ComputationStatus, Version: tr.Version,
-		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt,
+		CreatedAt: tr.CreatedAt, UpdatedAt: tr.UpdatedAt, OutOfZone: tr.OutOfZone,
+		WeatherStatus: weatherStatus(tr.ComputationStatus), Coverage: tr.Coverage,
+	}
+	for _, a := range renderAlerts(tr.Alerts, tr.Locale) {
+		d.Alerts = append(d.Alerts, TripAlert{Code: a.Code, Severity: a.Severity, Message: a.Message})
 	}
 	if code != "" {
 		d.Shared, d.ShareURL = true, t.absolute(SharePath(code))
@@ -229,6 +243,36 @@ func failureNote(failure string) string {
 	return "the route could not be imported or cut into days; check the source address and update the trip"
 }
 
+// weatherStatus is the trip's weather as model.md derives it from the
+// weather and wind computations: "" when neither is tracked, running while
+// either is unsettled, failed when both settled and none is done.
+func weatherStatus(cs StatusMap) string {
+	var sts []string
+	for _, n := range []string{ComputeWeather, ComputeWind} {
+		if st, ok := cs[n]; ok {
+			sts = append(sts, st)
+		}
+	}
+	if len(sts) == 0 {
+		return ""
+	}
+	done, failed := false, false
+	for _, st := range sts {
+		switch st {
+		case StatusPending, StatusRunning:
+			return StatusRunning
+		case StatusDone:
+			done = true
+		case StatusFailed:
+			failed = true
+		}
+	}
+	if failed && !done {
+		return StatusFailed
+	}
+	return StatusDone
+}
+
 func dayOf(s *Stage) Day {
 	d := Day{
 		ID: s.ID, DayNumber: s.Position + 1, Distance: round1(s.Distance),
@@ -240,11 +284,11 @@ func dayOf(s *Stage) Day {
 		d.Sleep = &name
 	}
 	if s.Alerts != nil {
-		list := make([]DayAlert, len(*s.Alerts))
-		for i, a := range *s.Alerts {
-			list[i] = DayAlert{Code: a.Code, Severity: a.Severity}
+		n := AlertCount{}
+		for _, a := range s.Alerts.all() {
+			n.add(a.Severity)
 		}
-		d.Alerts = &list
+		d.Alerts = &n
 	}
 	return d
 }
@@ -255,7 +299,7 @@ func settingsOf(tr *Trip) Settings {
 		FatigueFactor: tr.FatigueFactor, ElevationPenalty: tr.ElevationPenalty,
 		MaxDistancePerDay: tr.MaxDistancePerDay, AverageSpeed: tr.AverageSpeed,
 		DepartureHour: tr.DepartureHour, EbikeMode: tr.EbikeMode,
-		EnabledAccommodationTypes: slices.Clone(tr.EnabledAccommodationTypes),
+		EnabledAccommodationTypes: slices.Clone(tr.EnabledAccommodationTypes), Locale: tr.Locale,
 	}
 }
 
@@ -279,6 +323,7 @@ func (t *Trips) mergeUpdate(_ context.Context, c *registry.Call, in *UpdateInput
 	setIf(&tr.AverageSpeed, in.AverageSpeed)
 	setIf(&tr.DepartureHour, in.DepartureHour)
 	setIf(&tr.EbikeMode, in.EbikeMode)
+	setIf(&tr.Locale, in.Locale)
 	if in.EnabledAccommodationTypes != nil {
 		tr.EnabledAccommodationTypes = in.EnabledAccommodationTypes
 	}
@@ -303,6 +348,7 @@ func changes(a, b *Trip) []string {
 	diff("averageSpeed", a.AverageSpeed != b.AverageSpeed)
 	diff("departureHour", a.DepartureHour != b.DepartureHour)
 	diff("ebikeMode", a.EbikeMode != b.EbikeMode)
+	diff("locale", a.Locale != b.Locale)
 	diff("enabledAccommodationTypes", !sameSet(a.EnabledAccommodationTypes, b.EnabledAccommodationTypes))
 	return out
 }

@@ -40,6 +40,7 @@ type UpdateInput struct {
 	DepartureHour             *int     `json:"departureHour,omitempty" minimum:"0" maximum:"23" doc:"Hour the rider leaves each morning, local time (0 to 23)."`
 	EbikeMode                 *bool    `json:"ebikeMode,omitempty" doc:"Plan for an e-bike's range."`
 	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes,omitempty" nullable:"false" minItems:"1" enum:"camp_site,hostel,alpine_hut,chalet,guest_house,hotel,wilderness_hut" doc:"Accommodation types to look for."`
+	Locale                    *string  `json:"locale,omitempty" enum:"en,fr" doc:"Language of alerts and pages."`
 }
 
 // ListInput selects a page of the caller's trips.
@@ -94,6 +95,7 @@ type Settings struct {
 	DepartureHour             int      `json:"departureHour" doc:"Hour the rider leaves each morning."`
 	EbikeMode                 bool     `json:"ebikeMode" doc:"Planned for an e-bike."`
 	EnabledAccommodationTypes []string `json:"enabledAccommodationTypes" doc:"Accommodation types looked for."`
+	Locale                    string   `json:"locale" text:"own" doc:"Language of the trip's alerts, notes and pages (en or fr): the creating request's, changed in the settings."`
 }
 
 // Detail is a trip as get_trip answers it: settings first, then its days.
@@ -109,6 +111,10 @@ type Detail struct {
 	Partial           bool              `json:"partial" doc:"True while the days are not computed yet: the day list is then absent, not empty."`
 	RetryAfter        int               `json:"retryAfter,omitempty" doc:"While partial: seconds to wait before reading the trip again."`
 	Failure           string            `json:"failure,omitempty" text:"own" doc:"Why the route could not be imported, once it failed: route_unsupported, route_not_found, route_empty, route_refused or provider_failed; the note says what to do."`
+	WeatherStatus     string            `json:"weatherStatus,omitempty" doc:"The weather's state: running, done or failed; absent when not tracked."`
+	OutOfZone         bool              `json:"outOfZone,omitempty" doc:"True when part of the route lies outside the area the server's map data covers (see coverage)."`
+	Coverage          Coverage          `json:"coverage,omitempty" text:"own" doc:"Each computation that could not look everywhere, and why: out_of_zone (no map data there), no_map_data (none imported), not_configured (no provider), no_date (needs a start date), beyond_forecast, unknown_holidays. A computation done and not named looked everywhere; an empty result then means it found nothing."`
+	Alerts            []TripAlert       `json:"alerts,omitempty" doc:"The trip's own alerts (wind, comfort), in its language."`
 	Days              []DigestDay       `json:"days,omitempty" doc:"One line per day, present once computed."`
 	Note              string            `json:"note,omitempty" doc:"What the answer means and what to call next."`
 	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`
@@ -134,6 +140,10 @@ func (d Detail) Settlement() registry.Settlement {
 	return s
 }
 
+// ContentLanguage implements registry.Localized: the trip's words are in
+// its own language.
+func (d Detail) ContentLanguage() string { return d.Settings.Locale }
+
 // CarriesThirdPartyText implements registry.ThirdParty: the title may come
 // from the source, accommodation names from map data.
 func (Detail) CarriesThirdPartyText() {}
@@ -148,7 +158,7 @@ type Day struct {
 	IsRestDay bool        `json:"isRestDay,omitempty" doc:"True for a day off the bike."`
 	Label     *string     `json:"label,omitempty" text:"third-party" doc:"The rider's name for the day, when set."`
 	Sleep     *string     `json:"accommodation,omitempty" text:"third-party" doc:"Name of the chosen place to sleep (third-party data), when one is chosen."`
-	Alerts    *[]DayAlert `json:"alerts,omitempty" doc:"What to watch on this day: absent until the analysis ran, empty when it found nothing."`
+	Alerts    *AlertCount `json:"alerts,omitempty" doc:"How many alerts of each severity the day has (the day's read lists them): absent until analysed, {} when nothing was found."`
 }
 
 // DigestDay is a day as get_trip lists it: its line, when it is ridden and
@@ -157,20 +167,38 @@ type Day struct {
 // where the one before ended.
 type DigestDay struct {
 	Day
-	Date  string  `json:"date,omitempty" doc:"The day's date (YYYY-MM-DD): the start date plus the days before it; absent without a start date."`
-	Start *LatLon `json:"start,omitempty" doc:"Where the day starts, [lat, lon]; given on the first day and where a day does not start at the previous day's end."`
-	End   LatLon  `json:"end" doc:"Where the day ends, [lat, lon]."`
+	// DayNumber is left out of the digest: its days are in order, the
+	// first being day 1, and 30 days of it cost the budget a sentence.
+	DayNumber  int     `json:"dayNumber,omitempty" doc:"Not given: the days are listed in order, the first is day 1."`
+	Date       string  `json:"date,omitempty" doc:"The day's date (YYYY-MM-DD): the start date plus the days before it; absent without a start date."`
+	Start      *LatLon `json:"start,omitempty" doc:"Where the day starts, [lat, lon]; given on the first day and where a day does not start at the previous day's end."`
+	StartLabel *string `json:"startLabel,omitempty" text:"third-party" doc:"The town or village nearest the start, given with start; absent outside the gazetteer's coverage."`
+	End        LatLon  `json:"end" doc:"Where the day ends, [lat, lon]."`
+	EndLabel   *string `json:"endLabel,omitempty" text:"third-party" doc:"The town or village nearest the end; absent outside the gazetteer's coverage."`
 }
 
 // LatLon is a place as the digest gives it: [lat, lon] to 5 decimals
 // (about a metre), the stored points having no name.
 type LatLon [2]float64
 
-// DayAlert is an alert as the digest lists it: its code and severity; the
-// message and place are get_stage's.
-type DayAlert struct {
-	Code     string `json:"code" doc:"Stable code; the day's read gives the message and the place."`
-	Severity string `json:"type" doc:"critical, warning or nudge."`
+// AlertCount is a day's alerts as the digest summarises them: how many of
+// each severity. The messages, places and actions are the day's read.
+type AlertCount struct {
+	Critical int `json:"critical,omitempty" doc:"Critical alerts."`
+	Warning  int `json:"warning,omitempty" doc:"Warnings."`
+	Nudge    int `json:"nudge,omitempty" doc:"Nudges."`
+}
+
+// add counts one alert of severity sev.
+func (c *AlertCount) add(sev string) {
+	switch sev {
+	case "critical":
+		c.Critical++
+	case "warning":
+		c.Warning++
+	default:
+		c.Nudge++
+	}
 }
 
 // Summary is a trip in a listing.
@@ -197,4 +225,11 @@ type List struct {
 type Deleted struct {
 	ID      string `json:"id" doc:"The id of the trip that was deleted."`
 	Deleted bool   `json:"deleted" doc:"Always true: the trip, its days and its share links are gone."`
+}
+
+// TripAlert is an alert about the whole trip, as the digest gives it.
+type TripAlert struct {
+	Code     string `json:"code" doc:"Stable code; clients dedupe and dismiss by it."`
+	Severity string `json:"type" doc:"critical, warning or nudge."`
+	Message  string `json:"message" text:"own" doc:"What the alert says, in the trip's language."`
 }

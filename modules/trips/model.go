@@ -41,29 +41,32 @@ const dateLayout = "2006-01-02"
 type Trip struct {
 	bun.BaseModel `bun:"table:trips"`
 
-	ID                        string    `bun:"id,pk"`
-	UserID                    string    `bun:"user_id"`
-	Title                     *string   `bun:"title"`
-	SourceURL                 string    `bun:"source_url"`
-	SourceType                *string   `bun:"source_type"`
-	StartDate                 *string   `bun:"start_date"`
-	EndDate                   *string   `bun:"end_date"`
-	FatigueFactor             float64   `bun:"fatigue_factor"`
-	ElevationPenalty          float64   `bun:"elevation_penalty"`
-	MaxDistancePerDay         float64   `bun:"max_distance_per_day"`
-	AverageSpeed              float64   `bun:"average_speed"`
-	DepartureHour             int       `bun:"departure_hour"`
-	EbikeMode                 bool      `bun:"ebike_mode"`
-	EnabledAccommodationTypes TypeList  `bun:"accommodation_types"`
-	Locale                    string    `bun:"locale"`
-	Status                    string    `bun:"status"`
-	ComputationStatus         StatusMap `bun:"computation_status"`
-	Version                   int64     `bun:"version"`
-	Generation                int64     `bun:"generation"`
-	CompletionAnnounced       bool      `bun:"completion_announced"` // see stepCompleted
-	Revision                  int64     `bun:"revision"`             // see Store.touch
-	CreatedAt                 time.Time `bun:"created_at"`
-	UpdatedAt                 time.Time `bun:"updated_at"`
+	ID                        string      `bun:"id,pk"`
+	UserID                    string      `bun:"user_id"`
+	Title                     *string     `bun:"title"`
+	SourceURL                 string      `bun:"source_url"`
+	SourceType                *string     `bun:"source_type"`
+	StartDate                 *string     `bun:"start_date"`
+	EndDate                   *string     `bun:"end_date"`
+	FatigueFactor             float64     `bun:"fatigue_factor"`
+	ElevationPenalty          float64     `bun:"elevation_penalty"`
+	MaxDistancePerDay         float64     `bun:"max_distance_per_day"`
+	AverageSpeed              float64     `bun:"average_speed"`
+	DepartureHour             int         `bun:"departure_hour"`
+	EbikeMode                 bool        `bun:"ebike_mode"`
+	EnabledAccommodationTypes TypeList    `bun:"accommodation_types"`
+	Locale                    string      `bun:"locale"`
+	Status                    string      `bun:"status"`
+	ComputationStatus         StatusMap   `bun:"computation_status"`
+	Version                   int64       `bun:"version"`
+	Generation                int64       `bun:"generation"`
+	CompletionAnnounced       bool        `bun:"completion_announced"` // see stepCompleted
+	Revision                  int64       `bun:"revision"`             // see Store.touch
+	Alerts                    AlertGroups `bun:"alerts"`               // the trip's own alerts (wind, comfort), by computation
+	Coverage                  Coverage    `bun:"coverage"`             // why a computation could not look everywhere
+	OutOfZone                 bool        `bun:"out_of_zone"`          // part of the route lies outside the local data
+	CreatedAt                 time.Time   `bun:"created_at"`
+	UpdatedAt                 time.Time   `bun:"updated_at"`
 }
 
 // RecordVersion implements registry.Record.
@@ -167,6 +170,9 @@ func (t *Trip) Violations() []registry.Violation {
 		if !slices.Contains(AccommodationTypes, a) {
 			bad("enabledAccommodationTypes", fmt.Sprintf("%s is not one of %s", registry.Quote(a), strings.Join(AccommodationTypes, ", ")))
 		}
+	}
+	if t.Locale != "en" && t.Locale != "fr" {
+		bad("locale", "must be en or fr")
 	}
 	if t.Title != nil && len([]rune(*t.Title)) > 255 {
 		bad("title", "must be at most 255 characters")

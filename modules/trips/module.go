@@ -34,6 +34,14 @@ type Params struct {
 
 	// Tickets open event streams from a browser (events.go).
 	Tickets progress.Tickets `optional:"true"`
+
+	// What the enrichments read (enrichments.go); each may be absent, and
+	// the computations then say so rather than find nothing.
+	MapData   MapData         `optional:"true"`
+	Forecasts Forecaster      `optional:"true"`
+	Events    EventFeed       `optional:"true"`
+	Borders   Borders         `optional:"true"`
+	Namer     places.Reverser `optional:"true"` // names the days' ends
 }
 
 // Result is what the module adds to the application.
@@ -54,11 +62,15 @@ type Trips struct {
 	tickets  progress.Tickets
 	public   PublicURL
 	places   poi.Provider // in-ride search reads its index, when it has one
+	namer    places.Reverser
+	data     MapData
 }
 
 // New builds the module.
 func New(p Params) Result {
-	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder, places: p.Places, tickets: p.Tickets}
-	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log}
+	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder,
+		places: p.Places, tickets: p.Tickets, namer: p.Namer, data: p.MapData}
+	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log,
+		data: p.MapData, forecasts: p.Forecasts, feed: p.Events, borders: p.Borders, namer: p.Namer}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}
 }

@@ -29,18 +29,17 @@ type nearbyCategory struct {
 	kinds  []string
 }
 
-// NearbyCategories are the in-ride categories. The local index holds the
-// accommodations of OpenStreetMap; of these categories only shelter is
-// answered from it (huts a rider can stop in).
+// NearbyCategories are the in-ride categories, each answered from the
+// kinds of place of the local index that serve it.
 var NearbyCategories = map[string]nearbyCategory{
-	"water":    {radius: 3000},
+	"water":    {radius: 3000, kinds: poi.WaterCategories},
 	"shelter":  {radius: 3000, kinds: []string{poi.TypeAlpineHut, poi.TypeWildernessHut}},
-	"food":     {radius: 3000},
-	"resupply": {radius: 5000},
-	"health":   {radius: 5000},
-	"mechanic": {radius: 10000},
-	"train":    {radius: 10000},
-	"charging": {radius: 10000},
+	"food":     {radius: 3000, kinds: []string{"restaurant", "cafe", "bar", "fast_food", "bakery"}},
+	"resupply": {radius: 5000, kinds: poi.ResupplyCategories},
+	"health":   {radius: 5000, kinds: poi.HealthCategories},
+	"mechanic": {radius: 10000, kinds: poi.BikeShopCategories},
+	"train":    {radius: 10000, kinds: poi.StationCategories},
+	"charging": {radius: 10000, kinds: poi.ChargerCategories},
 }
 
 // PositionInput is where the rider is.

@@ -15,6 +15,7 @@ import (
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/route/gpx"
 	"cairn.dev/cairn/modules/route/pacing"
+	"cairn.dev/cairn/modules/route/places"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/storage"
 )
@@ -32,14 +33,20 @@ const (
 	StatusSuperseded = "superseded"
 )
 
-// children is the dispatch graph: a computation starts when its parent is done.
+// children is the dispatch graph of pipeline.md §6: a computation starts
+// when its parent is done.
 var children = map[string][]string{
-	ComputeRoute:  {ComputeStages},
-	ComputeStages: {ComputeTerrain, ComputeAccommodations},
+	ComputeRoute: {ComputeStages},
+	ComputeStages: {ComputePOIs, ComputeAccommodations, ComputeTerrain, ComputeWeather, ComputeCalendar,
+		ComputeBikeShops, ComputeWater, ComputeHealth, ComputeCultural, ComputeStations, ComputeBorders,
+		ComputeFerries, ComputeEvents},
+	ComputeWeather: {ComputeWind, ComputeFords},
 }
 
 // Computations lists every computation, parents first.
-var Computations = []string{ComputeRoute, ComputeStages, ComputeTerrain, ComputeAccommodations}
+var Computations = []string{ComputeRoute, ComputeStages, ComputePOIs, ComputeAccommodations, ComputeTerrain,
+	ComputeWeather, ComputeCalendar, ComputeWind, ComputeBikeShops, ComputeWater, ComputeCultural,
+	ComputeStations, ComputeHealth, ComputeBorders, ComputeFerries, ComputeFords, ComputeEvents}
 
 func parentOf(name string) string {
 	for p, cs := range children {
@@ -136,6 +143,12 @@ type Pipeline struct {
 	progress progress.Hub
 	places   poi.Provider
 	log      *slog.Logger
+
+	data      MapData    // the local geographic store; nil: none
+	forecasts Forecaster // nil: no weather configured
+	feed      EventFeed  // nil: no events configured
+	borders   Borders
+	namer     places.Reverser // names the days' ends; nil: no names
 }
 
 // Run executes one job. A run whose generation is stale writes nothing. On
@@ -186,13 +199,13 @@ func (p *Pipeline) run(ctx context.Context, job Job) error {
 		return p.importRoute(ctx, job)
 	case ComputeStages:
 		return p.cutStages(ctx, job)
-	case ComputeTerrain:
-		return p.terrain(ctx, job)
 	case ComputeAccommodations:
 		return p.accommodations(ctx, job)
-	default:
-		return &Permanent{Code: "UNKNOWN_COMPUTATION", Err: fmt.Errorf("no computation named %q", job.Name)}
 	}
+	if compute, ok := p.enrichment(job.Name); ok {
+		return p.enrich(ctx, job, compute)
+	}
+	return &Permanent{Code: "UNKNOWN_COMPUTATION", Err: fmt.Errorf("no computation named %q", job.Name)}
 }
 
 // fail settles the computation and its descendants as failed, recording
@@ -321,6 +334,7 @@ func (p *Pipeline) cutStages(ctx context.Context, job Job) error {
 			StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry,
 		}
 	}
+	labelDays(ctx, p.namer, stages, nil)
 	err = p.commit(ctx, job, func(ctx context.Context) error { return p.store.ReplaceStages(ctx, job.TripID, stages) })
 	if err != nil {
 		return err
@@ -370,25 +384,15 @@ func Plan(ctx context.Context, tr *Trip, rec *RouteRecord) ([]pacing.Stage, erro
 	return pacing.PlanContext(ctx, pacing.Route{Decimated: rec.Decimated, Raw: rec.Raw, Distance: rec.Distance, Ascent: rec.Ascent}, params)
 }
 
-func (p *Pipeline) terrain(ctx context.Context, job Job) error {
-	tr, stages, err := p.store.TripAndDays(ctx, job.TripID)
-	if err != nil {
-		return err
-	}
-	found, err := analyzeTerrain(tr, stages)
-	if err != nil {
-		return err
-	}
-	err = p.commit(ctx, job, func(ctx context.Context) error { return p.store.SaveAlerts(ctx, job.TripID, stages, found) })
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, a := range found {
-		n += len(a)
-	}
-	p.stepCompleted(ctx, job.TripID, progress.Event{Type: "terrain_alerts", Data: map[string]any{"alertCount": n}})
-	return nil
+// enrichment is the work of the enrichment name.
+func (p *Pipeline) enrichment(name string) (func(ctx context.Context, r *run) (outcome, error), bool) {
+	f, ok := map[string]func(ctx context.Context, r *run) (outcome, error){
+		ComputeTerrain: p.terrain, ComputePOIs: p.pois, ComputeWeather: p.weather, ComputeWind: p.wind,
+		ComputeFords: p.fords, ComputeCalendar: p.calendar, ComputeBikeShops: p.bikeShops, ComputeWater: p.waterPoints,
+		ComputeHealth: p.healthServices, ComputeCultural: p.culturalPOIs, ComputeStations: p.railwayStations,
+		ComputeBorders: p.borderCrossing, ComputeFerries: p.ferries, ComputeEvents: p.events,
+	}[name]
+	return f, ok
 }
 
 // stepCompleted publishes what a computation found, the trip's progress,

@@ -26,13 +26,13 @@ import (
 // tripColumns are a trip's columns, in the order scanTrip reads them.
 const tripColumns = `id, user_id, title, source_url, source_type, start_date, end_date, fatigue_factor,
 	elevation_penalty, max_distance_per_day, average_speed, departure_hour, ebike_mode, accommodation_types,
-	locale, status, computation_status, version, generation, created_at, updated_at, revision`
+	locale, status, computation_status, version, generation, created_at, updated_at, revision, alerts, coverage, out_of_zone`
 
 // dayColumns are what the digest says of a day: no geometry, no
 // accommodation candidates; its two end points; of the chosen
 // accommodation, its name alone (chosenName), which the engine reads out of
 // its JSON.
-const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, start_point, end_point, selected_accommodation`
+const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, start_point, end_point, start_label, end_label, selected_accommodation`
 
 // chosenName is the SQL of the chosen accommodation's name, in the engine's
 // own JSON functions: NULL without a choice, "" for a choice without a
@@ -102,7 +102,7 @@ func tripTargets(t *Trip) ([]any, func() error) {
 	return []any{&t.ID, &t.UserID, &t.Title, &t.SourceURL, &t.SourceType, &t.StartDate, &t.EndDate,
 			&t.FatigueFactor, &t.ElevationPenalty, &t.MaxDistancePerDay, &t.AverageSpeed, &t.DepartureHour,
 			&t.EbikeMode, types, &t.Locale, &t.Status, statuses,
-			&t.Version, &t.Generation, &created, &updated, &t.Revision},
+			&t.Version, &t.Generation, &created, &updated, &t.Revision, &t.Alerts, &t.Coverage, &t.OutOfZone},
 		func() error {
 			t.CreatedAt, t.UpdatedAt = created.Time, updated.Time
 			if *types != nil {
@@ -250,14 +250,21 @@ func (s *Store) Brief(ctx context.Context, id string) (*Trip, error) {
 	return t, nil
 }
 
-// dayAlerts is the digest's reading of a day's stored alerts: their codes
-// and severities; the rest of each alert is skipped, not kept.
-type dayAlerts []DayAlert
+// countAlerts counts a day's stored alerts by severity without decoding
+// them: each stored alert names its severity once, as "type".
+func countAlerts(stored string) AlertCount {
+	var n AlertCount
+	n.Critical = strings.Count(stored, `"type":"critical"`)
+	n.Warning = strings.Count(stored, `"type":"warning"`)
+	n.Nudge = strings.Count(stored, `"type":"nudge"`)
+	return n
+}
 
 // dayTargets are the scan targets of dayColumns, each nullable: a trip
 // without days reads as one row of NULLs in the digest's join.
 type dayTargets struct {
 	id, label, alerts, chosen sql.NullString
+	startLabel, endLabel      sql.NullString
 	start, end                sql.RawBytes // parsed at once, before the next row
 	position                  sql.NullInt64
 	distance, ascent, descent sql.NullFloat64
@@ -266,7 +273,7 @@ type dayTargets struct {
 
 func (d *dayTargets) targets() []any {
 	return []any{&d.id, &d.position, &d.distance, &d.ascent, &d.descent, &d.label, &d.rest, &d.alerts,
-		&d.start, &d.end, &d.chosen}
+		&d.start, &d.end, &d.startLabel, &d.endLabel, &d.chosen}
 }
 
 // latLon reads a stored point ([lat,lon,ele], as appendPoint writes it)
@@ -305,15 +312,8 @@ func (d *dayTargets) day() (Day, error) {
 	}
 	day := dayOf(&st)
 	if d.alerts.Valid {
-		list := dayAlerts{}
-		// Most days have no alert: "[]" needs no decoder.
-		if d.alerts.String != "[]" {
-			if err := json.Unmarshal([]byte(d.alerts.String), &list); err != nil {
-				return Day{}, err
-			}
-		}
-		l := []DayAlert(list)
-		day.Alerts = &l
+		n := countAlerts(d.alerts.String)
+		day.Alerts = &n
 	}
 	if d.chosen.Valid {
 		name := d.chosen.String
@@ -475,6 +475,10 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 			return digest{}, err
 		}
 		dd := DigestDay{Day: day}
+		if d.endLabel.Valid {
+			l := d.endLabel.String
+			dd.EndLabel = &l
+		}
 		if !first.IsZero() {
 			dd.Date = first.AddDate(0, 0, len(days)).Format(dateLayout)
 		}
@@ -489,6 +493,10 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 		// starts where the one before ended.
 		if n := len(days); n == 0 || days[n-1].End != start {
 			dd.Start = &start
+			if d.startLabel.Valid {
+				l := d.startLabel.String
+				dd.StartLabel = &l
+			}
 		}
 		days = append(days, dd)
 	}

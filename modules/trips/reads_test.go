@@ -55,11 +55,11 @@ func fullStages(tripID string) []Stage {
 	return []Stage{
 		{ID: tripID + "-1", TripID: tripID, Position: 0, Distance: 61.24, Ascent: 812.5, Descent: 311.4,
 			StartPoint: Point(line[0]), EndPoint: Point(line[2]), Geometry: line, Label: &label,
-			Alerts: &AlertList{{Code: "steep_climb", Severity: "warning", Message: "a long climb", Lat: &lat, Lon: &lat,
-				Action: &AlertAction{Kind: "navigate", Label: "Show", Payload: map[string]any{"lat": lat}}}},
+			Alerts: AlertGroups{ComputeTerrain: {{Code: "steep_climb", Severity: "warning", Message: "a long climb", Lat: &lat, Lon: &lat,
+				Action: &ActionRecord{Kind: "navigate", Label: "Show", Payload: map[string]any{"lat": lat}}}}},
 			Accommodations: &AccommodationList{*chosen}, Selected: chosen},
 		{ID: tripID + "-2", TripID: tripID, Position: 1, StartPoint: Point(line[2]), EndPoint: Point(line[2]),
-			Geometry: Points{line[2]}, IsRestDay: true, Alerts: &AlertList{}},
+			Geometry: Points{line[2]}, IsRestDay: true, Alerts: AlertGroups{ComputeTerrain: {}}},
 		{ID: tripID + "-3", TripID: tripID, Position: 2, Distance: 48.96, Ascent: 120.49, Descent: 700.5,
 			StartPoint: Point(line[2]), EndPoint: Point(line[0]), Geometry: Points{line[2], line[1], line[0]}},
 	}
@@ -108,8 +108,8 @@ func TestReadsAnswerWhatTheFullReadsAnswer(t *testing.T) {
 			{Day: days[2].Day, Date: "2031-05-03", End: LatLon{45, 6}},
 		}, days)
 		require.Equal(t, "Camping du Lac", *days[0].Sleep)
-		require.Equal(t, []DayAlert{{Code: "steep_climb", Severity: "warning"}}, *days[0].Alerts)
-		require.NotNil(t, days[1].Alerts, "analysed, nothing found: an empty list")
+		require.Equal(t, AlertCount{Warning: 1}, *days[0].Alerts)
+		require.Equal(t, AlertCount{}, *days[1].Alerts, "analysed, nothing found: none of any kind")
 		require.Nil(t, days[2].Alerts, "never analysed: absent")
 
 		bare := newTrip(user, "trip-2", "No days yet", time.Now().UTC(), nil, nil)
@@ -288,7 +288,7 @@ func importedStages(tripID string, n, points, candidates int) []Stage {
 		}
 		chosen := list[0]
 		out[d] = Stage{ID: fmt.Sprintf("%s-%d", tripID, d), TripID: tripID, Position: d, Distance: 60, Ascent: 800, Descent: 700,
-			StartPoint: Point(line[0]), EndPoint: Point(line[points-1]), Geometry: line, Alerts: &AlertList{},
+			StartPoint: Point(line[0]), EndPoint: Point(line[points-1]), Geometry: line, Alerts: AlertGroups{},
 			Accommodations: &list, Selected: &chosen}
 	}
 	return out
@@ -446,10 +446,12 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 				days[2].Distance = 52.5
 				return s.ReplaceStages(ctx, tr.ID, days)
 			}},
-			{"the alerts (SaveAlerts)", func() error {
+			{"an enrichment's outcome (saveOutcome)", func() error {
 				days, err := s.Stages(ctx, tr.ID)
 				require.NoError(t, err)
-				return s.SaveAlerts(ctx, tr.ID, days, [][]Alert{nil, nil, {{Code: "long_day", Severity: "info", Message: "long"}}})
+				return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+					return s.saveOutcome(ctx, tr.ID, ComputeWater, days, outcome{coverage: CoverageNoDate})
+				})
 			}},
 			{"a share (share_trip)", func() error {
 				_, err := trips.share(ctx, call, nil)

@@ -24,16 +24,17 @@ const (
 // Modifications lists the kinds a recompute accepts.
 var Modifications = []string{ModAccommodation, ModDistance, ModDates, ModPacing}
 
-// recomputed maps a kind of change to the computations it re-runs. The
-// day recalculation re-runs the terrain alerts (they read the days' ends,
-// lengths and dates) and the accommodation scan (it reads the ends and the
-// night's date), so every kind re-runs both here; a kind names them for
-// the days it concerns, from its day on for a distance.
+// recomputed maps a kind of change to the computations it re-runs
+// (pipeline.md §6, re-triggering): a day's recalculation re-runs the
+// places along it, its accommodations, the terrain, bike shops and
+// events; a distance the services along the day and the date rules too; the
+// dates the date rules; the pacing everything.
 var recomputed = map[string][]string{
-	ModAccommodation: {ComputeTerrain, ComputeAccommodations},
-	ModDistance:      {ComputeTerrain, ComputeAccommodations},
-	ModDates:         {ComputeTerrain, ComputeAccommodations},
-	ModPacing:        {ComputeTerrain, ComputeAccommodations},
+	ModAccommodation: {ComputePOIs, ComputeAccommodations, ComputeTerrain, ComputeBikeShops, ComputeEvents},
+	ModDistance: {ComputePOIs, ComputeAccommodations, ComputeTerrain, ComputeBikeShops, ComputeWater, ComputeHealth,
+		ComputeStations, ComputeWeather, ComputeCalendar},
+	ModDates:  {ComputeTerrain, ComputeAccommodations, ComputeWeather, ComputeCalendar, ComputeEvents, ComputeCultural},
+	ModPacing: enrichments,
 }
 
 // needsStage are the kinds that name a day.
@@ -140,9 +141,11 @@ func recomputePlan(statuses StatusMap, mods []Modification) []string {
 		}
 	}
 	for _, m := range mods {
-		for _, n := range recomputed[m.Type] {
-			if !slices.Contains(plan, n) {
-				plan = append(plan, n)
+		for _, root := range recomputed[m.Type] {
+			for _, n := range descendants(root) { // the weather's wind and fords with it
+				if !slices.Contains(plan, n) {
+					plan = append(plan, n)
+				}
 			}
 		}
 	}
@@ -174,5 +177,5 @@ func (s *Store) regenerate(ctx context.Context, jobs Dispatcher, locked *Trip, p
 	if err := s.record(ctx, locked.ID, locked.Generation, set); err != nil {
 		return err
 	}
-	return jobs.Dispatch(ctx, locked.ID, locked.Generation, plan...)
+	return jobs.Dispatch(ctx, locked.ID, locked.Generation, roots(plan)...)
 }

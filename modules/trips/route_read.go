@@ -2,6 +2,7 @@ package trips
 
 import (
 	"bytes"
+	"cairn.dev/cairn/modules/route/words"
 	"context"
 	"fmt"
 	"io"
@@ -118,20 +119,23 @@ func stageWaypoints(s *Stage) []export.Waypoint {
 }
 
 // stageName is a day's name in an export: its label, or "Stage {dayNumber}".
-func stageName(s *Stage) string {
+func stageName(s *Stage, lang string) string {
 	if s.Label != nil && strings.TrimSpace(*s.Label) != "" {
 		return *s.Label
 	}
-	return fmt.Sprintf("Stage %d", s.Position+1)
+	if s.StartLabel != nil && s.EndLabel != nil && !s.IsRestDay {
+		return words.Render(lang, "file.stage_from_to", words.Args{"day": s.Position + 1, "from": *s.StartLabel, "to": *s.EndLabel})
+	}
+	return words.Render(lang, "file.stage", words.Args{"day": s.Position + 1})
 }
 
 // stageFile renders one day: its line, or its two ends when it has none.
-func stageFile(s *Stage, format string) (File, error) {
+func stageFile(s *Stage, lang, format string) (File, error) {
 	points := []geo.Point(s.Geometry)
 	if len(points) < 2 {
 		points = []geo.Point{s.StartPoint.point(), s.EndPoint.point()}
 	}
-	track := export.Track{Name: stageName(s), Points: points, Waypoints: stageWaypoints(s)}
+	track := export.Track{Name: stageName(s, lang), Points: points, Waypoints: stageWaypoints(s)}
 	return encode(track, fmt.Sprintf("day-%d", s.Position+1), format)
 }
 
@@ -165,25 +169,25 @@ func (t *Trips) tripFile(ctx context.Context, id, format string) (File, error) {
 
 // sharedStage resolves the day a public address names by its position
 // (0 for the first day): the code's trip, and that day.
-func (t *Trips) sharedStage(ctx context.Context, c *registry.Call) (*Stage, error) {
+func (t *Trips) sharedStage(ctx context.Context, c *registry.Call) (*Stage, string, error) {
 	id, err := t.sharedTripID(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	raw := c.Var("index")
 	i, err := strconv.Atoi(raw)
 	if err != nil || i < 0 || strconv.Itoa(i) != raw {
-		return nil, &registry.Error{Kind: registry.KindMalformed, Detail: "the day is named by its position: 0 for the first day",
+		return nil, "", &registry.Error{Kind: registry.KindMalformed, Detail: "the day is named by its position: 0 for the first day",
 			Violations: []registry.Violation{{Field: "index", Reason: "must be a whole number from 0 (the first day)"}}}
 	}
-	stages, err := t.store.Stages(ctx, id)
+	tr, stages, err := t.store.TripAndDays(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if i >= len(stages) {
-		return nil, registry.Fail(registry.KindNotFound, "this trip has no such day; days are numbered from 0")
+		return nil, "", registry.Fail(registry.KindNotFound, "this trip has no such day; days are numbered from 0")
 	}
-	return &stages[i], nil
+	return &stages[i], tr.Locale, nil
 }
 
 // declareFiles adds the geometry reads and the file exports, of a trip and
@@ -256,7 +260,7 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 					return File{}, err
 				}
 				d := r.(*Days)
-				return stageFile(&d.Stages[d.Target], format)
+				return stageFile(&d.Stages[d.Target], d.Trip.Locale, format)
 			},
 		})
 		registry.Add(reg, registry.Op[NoInput, File]{
@@ -267,11 +271,11 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				s, err := t.sharedStage(ctx, c)
+				s, lang, err := t.sharedStage(ctx, c)
 				if err != nil {
 					return File{}, err
 				}
-				return stageFile(s, format)
+				return stageFile(s, lang, format)
 			},
 		})
 	}

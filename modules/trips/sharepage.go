@@ -2,6 +2,7 @@ package trips
 
 import (
 	"bytes"
+	"cairn.dev/cairn/modules/route/words"
 	"context"
 	"crypto/sha256"
 	_ "embed" // the page's template and style
@@ -66,7 +67,9 @@ type pageView struct {
 	Title    string
 	Dates    string
 	Lang     string
+	W        map[string]string // the page's words, in Lang
 	Summary  string
+	Caption  string // the profile's
 	Days     []pageDay
 	Map      svgMap
 	Profile  svgProfile
@@ -77,6 +80,7 @@ type pageDay struct {
 	Number         int
 	Date           string
 	Name           string
+	Ends           string // where it goes, from the gazetteer's names
 	Rest           bool
 	Distance       string
 	Climb, Descent string
@@ -130,20 +134,22 @@ func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (
 	if err != nil {
 		return nil, err
 	}
-	v := pageView{CSS: template.CSS(sharePageCSS), Title: "A shared bike trip", Lang: "en", Dates: "No dates set"}
+	lang := words.English
+	if words.Supported(tr.Locale) {
+		lang = tr.Locale
+	}
+	v := pageView{CSS: template.CSS(sharePageCSS), Lang: lang, W: words.Page(lang, "page.")}
+	v.Title, v.Dates = v.W["untitled"], v.W["no_dates"]
 	if tr.Title != nil && strings.TrimSpace(*tr.Title) != "" {
 		v.Title = *tr.Title
 	}
-	if tr.Locale == "fr" {
-		v.Lang = "fr"
-	}
 	start, dated := parseDay(tr.StartDate)
 	if dated {
-		v.Dates = longDate(start)
+		v.Dates = longDate(lang, start)
 		if end, ok := parseDay(tr.EndDate); ok {
-			v.Dates += " – " + longDate(end)
+			v.Dates += " – " + longDate(lang, end)
 		} else if len(stages) > 0 {
-			v.Dates += " – " + longDate(start.AddDate(0, 0, len(stages)-1))
+			v.Dates += " – " + longDate(lang, start.AddDate(0, 0, len(stages)-1))
 		}
 	}
 	base := SharePath(code)
@@ -153,23 +159,33 @@ func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (
 	total, climb := 0.0, 0.0
 	for i := range stages {
 		s := &stages[i]
-		d := pageDay{Number: s.Position + 1, Name: stageName(s), Rest: s.IsRestDay,
+		d := pageDay{Number: s.Position + 1, Name: stageName(s, lang), Rest: s.IsRestDay,
 			Distance: strconv.FormatFloat(round1(s.Distance), 'f', 1, 64),
 			Climb:    strconv.Itoa(int(s.Ascent + 0.5)), Descent: strconv.Itoa(int(s.Descent + 0.5)),
 			GPX:    t.absolute(fmt.Sprintf("%s/stages/%d.gpx", base, i)),
 			FIT:    t.absolute(fmt.Sprintf("%s/stages/%d.fit", base, i)),
 			Swatch: i % len(dayColors)}
 		if dated {
-			d.Date = shortDate(start.AddDate(0, 0, s.Position))
+			d.Date = shortDate(lang, start.AddDate(0, 0, s.Position))
+		}
+		if s.IsRestDay {
+			d.Name = words.Render(lang, "page.rest_day", words.Args{"day": s.Position + 1})
+		}
+		if s.StartLabel != nil && s.EndLabel != nil && !s.IsRestDay && (s.Label != nil && strings.TrimSpace(*s.Label) != "") {
+			d.Ends = words.Render(lang, "page.ends", words.Args{"from": *s.StartLabel, "to": *s.EndLabel})
 		}
 		if s.Selected != nil {
 			d.Sleep = s.Selected.Name
 		}
 		if s.Alerts != nil {
 			d.Analysed = true
-			for _, a := range *s.Alerts {
+			for _, a := range renderAlerts(s.Alerts, lang) {
 				d.Alerts = append(d.Alerts, a.Message)
 			}
+		}
+		if w := s.Weather.described(lang); w != nil {
+			d.Alerts = append(d.Alerts, words.Render(lang, "page.weather_values",
+				words.Args{"description": w.Description, "min": w.TempMin, "max": w.TempMax, "wind": w.WindSpeed}))
 		}
 		if !s.IsRestDay {
 			total += s.Distance
@@ -178,21 +194,22 @@ func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (
 		v.Days = append(v.Days, d)
 	}
 	if len(stages) > 0 {
-		v.Summary = fmt.Sprintf("%d days, %s km, %d m of climbing", len(stages),
-			strconv.FormatFloat(round1(total), 'f', 1, 64), int(climb+0.5))
+		v.Summary = words.Render(lang, "page.summary", words.Args{"days": len(stages),
+			"km": decimal(lang, round1(total)), "climb": int(climb + 0.5)})
 	}
 	v.Map = drawMap(stages)
 	v.Profile = drawProfile(stages)
 	// The days' own distances, as in the summary: the drawn line is the
 	// simplified one, a little shorter.
 	v.Profile.Length = strconv.FormatFloat(round1(total), 'f', 1, 64)
+	v.Caption = words.Render(lang, "page.profile_caption", words.Args{"km": decimal(lang, round1(total))})
 	return renderPage(v)
 }
 
 // refusalPage is what a visitor opening a link that leads nowhere reads:
 // an unknown or revoked code, or an address that is no share code at all.
 func refusalPage(e *registry.Error) registry.Page {
-	v := pageView{CSS: template.CSS(sharePageCSS), Missing: true, Lang: "en", Title: "This trip is not shared here",
+	v := pageView{CSS: template.CSS(sharePageCSS), Missing: true, Lang: "en", W: words.Page(words.English, "page."), Title: "This trip is not shared here",
 		Reason: "The link may be mistyped, or the person who shared the trip has stopped sharing it. Ask them for a new link."}
 	switch e.Kind {
 	case registry.KindNotFound:
@@ -224,8 +241,28 @@ func parseDay(s *string) (time.Time, bool) {
 	return d, err == nil
 }
 
-func longDate(d time.Time) string  { return d.Format("Monday 2 January 2006") }
-func shortDate(d time.Time) string { return d.Format("Mon 2 Jan") }
+func longDate(lang string, d time.Time) string {
+	if s := words.LongDate(lang, d.Year(), int(d.Month()), d.Day(), int(d.Weekday())); s != "" {
+		return s
+	}
+	return d.Format("Monday 2 January 2006")
+}
+
+func shortDate(lang string, d time.Time) string {
+	if s := words.ShortDate(lang, int(d.Month()), d.Day(), int(d.Weekday())); s != "" {
+		return s
+	}
+	return d.Format("Mon 2 Jan")
+}
+
+// decimal writes a number with one decimal in the language's way.
+func decimal(lang string, x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	if lang == words.French {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
 
 // maxDrawnPoints bounds the points drawn per day, on the map and on the
 // profile: enough for the eye, and the page stays small on a long trip.

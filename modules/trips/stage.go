@@ -19,18 +19,24 @@ import (
 type Stage struct {
 	bun.BaseModel `bun:"table:stages"`
 
-	ID         string     `bun:"id,pk"`
-	TripID     string     `bun:"trip_id"`
-	Position   int        `bun:"position"` // 0-based; dayNumber = position + 1
-	Distance   float64    `bun:"distance"` // km
-	Ascent     float64    `bun:"ascent"`   // m
-	Descent    float64    `bun:"descent"`  // m
-	StartPoint Point      `bun:"start_point"`
-	EndPoint   Point      `bun:"end_point"`
-	Geometry   Points     `bun:"geometry"`
-	Label      *string    `bun:"label"`
-	IsRestDay  bool       `bun:"is_rest_day"`
-	Alerts     *AlertList `bun:"alerts"` // nil: never computed; empty: computed, nothing found
+	ID         string      `bun:"id,pk"`
+	TripID     string      `bun:"trip_id"`
+	Position   int         `bun:"position"` // 0-based; dayNumber = position + 1
+	Distance   float64     `bun:"distance"` // km
+	Ascent     float64     `bun:"ascent"`   // m
+	Descent    float64     `bun:"descent"`  // m
+	StartPoint Point       `bun:"start_point"`
+	EndPoint   Point       `bun:"end_point"`
+	Geometry   Points      `bun:"geometry"`
+	Label      *string     `bun:"label"`
+	IsRestDay  bool        `bun:"is_rest_day"`
+	Alerts     AlertGroups `bun:"alerts"`      // by computation; an absent group was never computed
+	StartLabel *string     `bun:"start_label"` // the gazetteer's name of the start; nil outside its coverage
+	EndLabel   *string     `bun:"end_label"`
+	Weather    *Weather    `bun:"weather"`  // nil: no forecast
+	Resupply   *Resupply   `bun:"resupply"` // nil: never looked for
+	Events     EventList   `bun:"events"`   // nil: never looked for
+	Coverage   Coverage    `bun:"coverage"` // what could not be looked at on this day, by computation
 
 	Accommodations *AccommodationList `bun:"accommodations"`         // nil: never scanned
 	Selected       *Accommodation     `bun:"selected_accommodation"` // the rider's choice
@@ -46,11 +52,11 @@ type Accommodation struct {
 	Lon                float64 `json:"lon" doc:"Longitude."`
 	EstimatedPriceMin  float64 `json:"estimatedPriceMin" doc:"Lowest expected price per night, EUR."`
 	EstimatedPriceMax  float64 `json:"estimatedPriceMax" doc:"Highest expected price per night, EUR."`
-	IsExactPrice       bool    `json:"isExactPrice" doc:"True when the source states the price."`
+	IsExactPrice       bool    `json:"isExactPrice,omitempty" doc:"True when the source states the price; absent for an estimate."`
 	URL                *string `json:"url,omitempty" text:"third-party" doc:"Website, when known."`
 	PossibleClosed     bool    `json:"possibleClosed" doc:"May be closed on the stage's date."`
 	DistanceToEndPoint float64 `json:"distanceToEndPoint" doc:"Kilometres from the stage's end."`
-	Source             string  `json:"source" text:"own" doc:"osm or manual."`
+	Source             string  `json:"source,omitempty" text:"own" doc:"osm or manual (a day's read leaves osm out: its id says it)."`
 	Address            *string `json:"address,omitempty" text:"third-party" doc:"Address, when known."`
 	Phone              *string `json:"phone,omitempty" text:"third-party" doc:"Phone, when known."`
 	OpeningHours       *string `json:"openingHours,omitempty" text:"third-party" doc:"Opening hours, when known."`
@@ -169,41 +175,31 @@ func appendPoint(b []byte, p geo.Point) []byte {
 	return append(b, ']')
 }
 
-// Alert is one stored alert of a stage, in the shape clients read.
+// Alert is an alert as clients read it, in the trip's language (model.md).
+// A suggestion of a place to see carries the place (poi*).
 type Alert struct {
 	Code     string       `json:"code" doc:"Stable code; clients dedupe and dismiss by it."`
 	Severity string       `json:"type" doc:"critical, warning or nudge."`
-	Message  string       `json:"message" text:"third-party" doc:"What the alert says."`
-	Lat      *float64     `json:"lat,omitempty" doc:"Where it applies, when it has a place."`
+	Message  string       `json:"message" text:"third-party" doc:"What the alert says, in the trip's language (may name a place from map data)."`
+	Lat      *float64     `json:"lat,omitempty" doc:"Where it applies, when it has a place (in a day's read, absent when its navigate action goes there)."`
 	Lon      *float64     `json:"lon,omitempty" doc:"Where it applies, when it has a place."`
-	Action   *AlertAction `json:"action" doc:"What a client can do about it (navigate or dismiss); null otherwise."`
+	Action   *AlertAction `json:"action,omitempty" doc:"What a client can do about it (navigate or dismiss); absent otherwise. The stretches it concerns (payload.segments) come with list=alerts."`
+
+	PoiName           *string  `json:"poiName,omitempty" text:"third-party" doc:"The place suggested (cultural_poi_suggestion), as the map names it."`
+	PoiType           *string  `json:"poiType,omitempty" doc:"What the place is (museum, castle, viewpoint …)."`
+	PoiLat            *float64 `json:"poiLat,omitempty" doc:"The place's latitude."`
+	PoiLon            *float64 `json:"poiLon,omitempty" doc:"The place's longitude."`
+	DistanceFromRoute *float64 `json:"distanceFromRoute,omitempty" doc:"Metres from the day's line to the place."`
+	OpeningHours      *string  `json:"openingHours,omitempty" text:"third-party" doc:"The place's opening hours, when known."`
+	Website           *string  `json:"website,omitempty" text:"third-party" doc:"The place's website, when known."`
+	WikidataID        *string  `json:"wikidataId,omitempty" doc:"The place's Wikidata id, when known."`
 }
 
 // AlertAction is an alert's action as delivered to clients.
 type AlertAction struct {
 	Kind    string         `json:"kind" doc:"navigate or dismiss."`
-	Label   string         `json:"label" text:"own" doc:"Text of the action."`
-	Payload map[string]any `json:"payload,omitempty" text:"own" doc:"Coordinates to navigate to."`
-}
-
-// AlertList is a stage's alerts stored as JSON.
-type AlertList []Alert
-
-// Value implements driver.Valuer.
-func (l AlertList) Value() (driver.Value, error) {
-	if l == nil {
-		l = AlertList{}
-	}
-	b, err := json.Marshal([]Alert(l))
-	return string(b), err
-}
-
-// Scan implements sql.Scanner.
-func (l *AlertList) Scan(src any) error {
-	if src == nil {
-		return fmt.Errorf("alerts: unexpected NULL; scan into *AlertList")
-	}
-	return scanJSON(src, (*[]Alert)(l))
+	Label   string         `json:"label,omitempty" text:"own" doc:"Text of the action, in the trip's language (a day's read gives it with list=alerts)."`
+	Payload map[string]any `json:"payload,omitempty" text:"own" doc:"Coordinates to navigate to, and the stretches concerned."`
 }
 
 // RouteRecord is the imported route of a trip, kept for re-pacing and edits.

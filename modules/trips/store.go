@@ -112,7 +112,7 @@ var ErrStale = registry.Fail(registry.KindPreconditionFailed,
 // worker may be writing meanwhile, unless the change replans them.
 var settingsColumns = []string{"title", "source_url", "start_date", "end_date", "fatigue_factor",
 	"elevation_penalty", "max_distance_per_day", "average_speed", "departure_hour", "ebike_mode",
-	"accommodation_types", "version", "updated_at"}
+	"accommodation_types", "locale", "version", "updated_at"}
 
 // Update writes t's settings when the stored version is still expected, and
 // bumps the version; with replanned, it writes the new generation and its

@@ -1,47 +1,63 @@
 package trips
 
 import (
+	"context"
 	"errors"
-	"time"
 
 	"cairn.dev/cairn/modules/route/alerts"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/poi"
+	"cairn.dev/cairn/progress"
 )
 
-// analyzeTerrain runs the alert rules that need no outside data on the
-// stored days and returns each day's alerts as clients read them.
-func analyzeTerrain(t *Trip, stages []Stage) ([][]Alert, error) {
-	in := alerts.Trip{DepartureHour: t.DepartureHour, AverageSpeed: t.AverageSpeed, EbikeMode: t.EbikeMode}
-	if t.StartDate != nil {
-		if d, err := time.Parse(dateLayout, *t.StartDate); err == nil {
-			in.StartDate = &d
+// terrain runs the rules of the days' own shape (continuity, climbing,
+// steep gradients, e-bike range, rest days, arrival after dusk) and, where
+// the local data covers a day, those of the ways it rides (surface,
+// traffic); the e-bike rule navigates to the chargers found along.
+func (p *Pipeline) terrain(ctx context.Context, r *run) (outcome, error) {
+	if err := r.covered(ctx); err != nil {
+		return outcome{}, err
+	}
+	o := outcome{days: make([][]alerts.Alert, len(r.stages)), found: progress.Event{Type: "terrain_alerts"}}
+	o.coverage, o.dayCoverage = r.mapCoverage()
+	var chargers []geo.Point
+	if r.trip.EbikeMode {
+		for i := range r.stages {
+			if !r.zone[i] || r.ss[i].IsRestDay {
+				continue
+			}
+			found, err := r.along(ctx, i, alerts.ChargerRadius, poi.ChargerCategories)
+			if err != nil {
+				return outcome{}, err
+			}
+			for _, f := range found {
+				chargers = append(chargers, f.Point)
+			}
 		}
 	}
-	ss := make([]alerts.Stage, len(stages))
-	for i, s := range stages {
-		ss[i] = alerts.Stage{Geometry: s.Geometry, Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent,
-			IsRestDay: s.IsRestDay, Start: s.StartPoint.point(), End: s.EndPoint.point()}
-	}
-	found, err := alerts.Analyze(in, ss)
+	found, err := alerts.Analyzer{Chargers: chargers}.Analyze(r.in, r.ss)
 	if err != nil && !errors.Is(err, alerts.ErrUnavailable) {
-		return nil, err
+		return outcome{}, err
 	}
 	// Unavailable: a day's time zone is unknown, so its sunset verdict is
 	// withheld; every other alert stands.
-	byStage, _ := alerts.ByStage(found, len(stages)) // no rule here speaks of the whole trip
-	out := make([][]Alert, len(byStage))
-	for i, list := range byStage {
-		out[i] = make([]Alert, 0, len(list))
-		for _, a := range list {
-			out[i] = append(out[i], alertOf(a.Public()))
+	byStage, _ := alerts.ByStage(found, len(r.stages)) // no terrain rule speaks of the whole trip
+	for i := range r.stages {
+		o.days[i] = byStage[i]
+		if !r.zone[i] || r.ss[i].IsRestDay {
+			continue
 		}
+		chunks, err := r.p.data.WaysNear(ctx, r.stages[i].Geometry, alerts.RideWidth, poi.KindRoad)
+		if err != nil {
+			return outcome{}, err
+		}
+		ways := make([]alerts.WayLine, len(chunks))
+		for k, c := range chunks {
+			ways[k] = alerts.WayLine{WayID: c.WayID, Tags: c.Tags, Points: c.Points}
+		}
+		ridden := alerts.Ride(r.stages[i].Geometry, ways)
+		o.days[i] = append(o.days[i], alerts.SurfaceRough(i, r.ss[i], ridden)...)
+		o.days[i] = append(o.days[i], alerts.Traffic(i, r.ss[i], ridden)...)
 	}
-	return out, nil
-}
-
-func alertOf(a alerts.Alert) Alert {
-	out := Alert{Code: string(a.Code), Severity: string(a.Severity), Message: a.Message, Lat: a.Lat, Lon: a.Lon}
-	if a.Action != nil {
-		out.Action = &AlertAction{Kind: string(a.Action.Kind), Label: a.Action.Label, Payload: a.Action.Payload}
-	}
-	return out
+	return o, nil
 }

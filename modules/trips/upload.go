@@ -109,8 +109,11 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		stages[i] = Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: tr.ID, Position: i,
 			Distance: s.Distance, Ascent: s.Ascent, Descent: s.Descent, StartPoint: Point(s.Start), EndPoint: Point(s.End), Geometry: s.Geometry}
 	}
-	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone,
-		ComputeTerrain: StatusPending, ComputeAccommodations: StatusPending}
+	labelDays(ctx, t.namer, stages, nil)
+	plan := map[string]string{ComputeRoute: StatusDone, ComputeStages: StatusDone}
+	for _, n := range enrichments {
+		plan[n] = StatusPending
+	}
 	tr.ComputationStatus = StatusMap(plan)
 	err = storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Insert(ctx, tr); err != nil {
@@ -125,7 +128,7 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		if err := t.store.record(ctx, tr.ID, tr.Generation, plan); err != nil {
 			return err
 		}
-		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, enrichments...)
+		return t.jobs.Dispatch(ctx, tr.ID, tr.Generation, roots(enrichments)...)
 	})
 	if err != nil {
 		return Uploaded{}, err

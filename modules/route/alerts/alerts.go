@@ -1,14 +1,23 @@
-// Package alerts holds the alert rules of pipeline.md §8 that need no
-// third-party service: continuity, elevation gain, steep gradients, e-bike
-// range, sunset and rest days. Each rule is a pure, deterministic function of
-// the trip's settings and its stages; Analyze runs them in priority order.
-//
-// Rules that need outside data (surfaces, traffic, weather, points of
-// interest, holidays…) are not computed here; providers.go declares the small
-// interface each of them will read through, and a default that answers
-// ErrUnavailable, so the pipeline records "not computed" rather than
-// "nothing found".
+// Package alerts holds the alert rules of pipeline.md §8. Each rule is a
+// pure, deterministic function of what it is given: the trip's settings
+// and stages for the terrain rules (Analyze runs them in priority order),
+// and for the others what the pipeline read for them (the ways ridden, the
+// places along each day, the weather, the countries). A rule given nothing
+// claims nothing. What an alert says is a words.Text, rendered in the
+// trip's language when read; Message keeps it in English.
 package alerts
+
+import (
+	"errors"
+
+	"cairn.dev/cairn/modules/route/words"
+)
+
+// ErrUnavailable marks a verdict that could not be formed (the data it
+// needs is missing): the alerts found are returned all the same, and the
+// caller tells an incomplete verdict from "nothing to report". Test with
+// errors.Is.
+var ErrUnavailable = errors.New("alerts: data not available")
 
 // Severity is how urgent an alert is (model.md: AlertType).
 type Severity string
@@ -92,8 +101,15 @@ const (
 // polylines (model.md: AlertAction).
 type Action struct {
 	Kind    ActionKind
-	Label   string // fixed English text
+	Text    words.Text // the label, in any language
+	Label   string     // the label in English
 	Payload map[string]any
+}
+
+// act is an action of kind labelled by key.
+func act(kind ActionKind, key string, args words.Args, payload map[string]any) *Action {
+	t := words.T(key, args)
+	return &Action{Kind: kind, Text: t, Label: t.In(words.English), Payload: payload}
 }
 
 // Published reports whether the action is delivered to clients. auto_fix and
@@ -111,11 +127,27 @@ const TripLevel = -1
 type Alert struct {
 	Code     Code
 	Severity Severity
-	Message  string // fixed English text with numbers; never text from a third party
+	Text     words.Text // what it says, in any language
+	Message  string     // Text in English
 	// StageIndex is the 0-based stage the alert belongs to, or TripLevel.
 	StageIndex int
 	Lat, Lon   *float64 // where it applies; nil when it has no single place
 	Action     *Action  // nil when there is nothing to do
+	// Place is the place a suggestion is about (cultural_poi_suggestion).
+	Place *Found
+}
+
+// say sets what the alert says.
+func (a *Alert) say(key string, args words.Args) {
+	a.Text = words.T(key, args)
+	a.Message = a.Text.In(words.English)
+}
+
+// alert is an alert of code at stage i saying key with args.
+func alert(code Code, sev Severity, i int, key string, args words.Args) Alert {
+	a := Alert{Code: code, Severity: sev, StageIndex: i}
+	a.say(key, args)
+	return a
 }
 
 // Public is the alert as clients read it: its action is dropped unless it is

@@ -73,7 +73,7 @@ func TestAnalyzeDeterministic(t *testing.T) {
 		assert.Equal(t, want, got)
 	}
 	sunset := want[4]
-	assert.Equal(t, "Day 2: estimated arrival at 23:13, after civil twilight ends at 17:34 (local time).", sunset.Message)
+	assert.Equal(t, "Arrival about 23:13, after dusk at 17:34 (local time).", sunset.Message)
 }
 
 // TestAnalyzePublic runs test-scenarios.md 55 on a whole analysis: what

@@ -1,9 +1,8 @@
 package alerts
 
 import (
-	"fmt"
-
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/words"
 )
 
 // Gap thresholds of the continuity rule, in metres: a gap up to
@@ -56,15 +55,8 @@ func gap(from, to int, end, start geo.Point) (Alert, bool) {
 	default:
 		return Alert{}, false
 	}
-	lat, lon := coords(end)
-	return Alert{
-		Code:     code,
-		Severity: severity,
-		Message: fmt.Sprintf("Gap of %.0f m between the end of day %d and the start of day %d.",
-			metres, from+1, to+1),
-		StageIndex: to,
-		Lat:        lat,
-		Lon:        lon,
-		Action:     navigate("Show the gap", start, []geo.Point{end, start}),
-	}, true
+	a := alert(code, severity, to, "alert.continuity_gap", words.Args{"metres": metres, "from": from + 1, "to": to + 1})
+	a.Lat, a.Lon = coords(end)
+	a.Action = navigate("action.show_gap", start, []geo.Point{end, start})
+	return a, true
 }

@@ -1,9 +1,8 @@
 package alerts
 
 import (
-	"fmt"
-
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/words"
 )
 
 // E-bike range model (pipeline.md §8): EbikeFlatRange km on the flat, less
@@ -45,25 +44,17 @@ func EbikeRangeExceeded(trip Trip, stages []Stage, chargers []geo.Point) []Alert
 		if s.Distance <= limit {
 			continue
 		}
-		a := Alert{
-			Code:     CodeEbikeRangeExceeded,
-			Severity: SeverityWarning,
-			Message: fmt.Sprintf("Day %d is %.0f km with %.0f m of climbing; an e-bike battery lasts about %.0f km.",
-				i+1, s.Distance, s.Ascent, limit),
-			StageIndex: i,
-		}
+		a := alert(CodeEbikeRangeExceeded, SeverityWarning, i, "alert.ebike_range_exceeded",
+			words.Args{"day": i + 1, "km": s.Distance, "ascent": s.Ascent, "range": limit})
 		drained, ok := along(s.Geometry, limit/s.Distance)
 		if ok {
 			a.Lat, a.Lon = coords(drained)
 		}
 		if c, found := nearest(drained, chargers, ChargerRadius); ok && found {
-			a.Action = navigate("Go to the nearest charger", c)
+			a.Action = navigate("action.nearest_charger", c)
 		} else {
-			a.Action = &Action{
-				Kind:    ActionAutoFix,
-				Label:   fmt.Sprintf("Shorten this day to %.0f km", limit),
-				Payload: map[string]any{"stageIndex": i, "maxDistanceKm": limit},
-			}
+			a.Action = act(ActionAutoFix, "action.shorten_day", words.Args{"km": limit},
+				map[string]any{"stageIndex": i, "maxDistanceKm": limit})
 		}
 		out = append(out, a)
 	}

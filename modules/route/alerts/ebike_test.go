@@ -91,7 +91,7 @@ func TestEbikeRangeExceededMessage(t *testing.T) {
 	found := alerts.EbikeRangeExceeded(trip, []alerts.Stage{ride(base, 40, 0), ride(base, 70, 500)}, nil)
 	require.Len(t, found, 1)
 	assert.Equal(t, 1, found[0].StageIndex)
-	assert.Equal(t, "Day 2 is 70 km with 500 m of climbing; an e-bike battery lasts about 60 km.", found[0].Message)
+	assert.Equal(t, "70 km with 500 m of climbing: an e-bike battery lasts about 60 km.", found[0].Message)
 	assert.Equal(t, "Shorten this day to 60 km", found[0].Action.Label)
 }
 

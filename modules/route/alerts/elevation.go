@@ -1,9 +1,8 @@
 package alerts
 
 import (
-	"fmt"
-
 	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/words"
 )
 
 // MaxAscent is the D+ in metres above which a stage is a big climb.
@@ -19,17 +18,12 @@ func ElevationGain(stages []Stage) []Alert {
 		if s.IsRestDay || s.Ascent <= MaxAscent {
 			continue
 		}
-		a := Alert{
-			Code:       CodeElevationGain,
-			Severity:   SeverityWarning,
-			Message:    fmt.Sprintf("Big climb on day %d: %.0f m of ascent.", i+1, s.Ascent),
-			StageIndex: i,
-		}
+		a := alert(CodeElevationGain, SeverityWarning, i, "alert.elevation_gain", words.Args{"day": i + 1, "ascent": s.Ascent})
 		payload := map[string]any{"stageIndex": i, "atKm": s.Distance / 2}
 		if p, ok := along(s.Geometry, 0.5); ok {
 			payload["lat"], payload["lon"] = p.Lat, p.Lon
 		}
-		a.Action = &Action{Kind: ActionAutoFix, Label: "Split this day at half distance", Payload: payload}
+		a.Action = act(ActionAutoFix, "action.split_day", nil, payload)
 		out = append(out, a)
 	}
 	return out
@@ -62,17 +56,11 @@ func SteepGradient(stages []Stage) []Alert {
 			continue
 		}
 		for _, r := range steepRuns(s.Geometry) {
-			lat, lon := coords(r.points[0])
-			out = append(out, Alert{
-				Code:     CodeSteepGradient,
-				Severity: SeverityWarning,
-				Message: fmt.Sprintf("Steep climb on day %d: %.1f km at %.1f %% on average.",
-					i+1, r.length/1000, 100*r.rise/r.length),
-				StageIndex: i,
-				Lat:        lat,
-				Lon:        lon,
-				Action:     navigate("Show the climb", r.points[0], r.points),
-			})
+			a := alert(CodeSteepGradient, SeverityWarning, i, "alert.steep_gradient",
+				words.Args{"day": i + 1, "km": r.length / 1000, "grade": 100 * r.rise / r.length})
+			a.Lat, a.Lon = coords(r.points[0])
+			a.Action = navigate("action.show_climb", r.points[0], r.points)
+			out = append(out, a)
 		}
 	}
 	return out

@@ -118,6 +118,5 @@ func zoneIn(t *testing.T, name string) oneZone {
 // readSteep reads the length and mean grade back from a steep_gradient
 // message.
 func readSteep(message string, length, grade *float64) (int, error) {
-	var day int
-	return fmt.Sscanf(message, "Steep climb on day %d: %f km at %f %% on average.", &day, length, grade)
+	return fmt.Sscanf(message, "Steep climb: %f km at %f %% on average.", length, grade)
 }

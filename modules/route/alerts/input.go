@@ -27,3 +27,34 @@ type Trip struct {
 	AverageSpeed  float64 // km/h on the flat
 	EbikeMode     bool
 }
+
+// Found is a place found along a stage, as the pipeline read it: its
+// name and tags are data (never alert text beyond the name a suggestion
+// names), Off how far from the stage's line it lies and Along where along
+// the line (metres from the start) it is nearest.
+type Found struct {
+	Name       string
+	Category   string
+	Point      geo.Point
+	Off, Along float64
+	Tags       map[string]string
+	OSMType    string
+	OSMID      int64
+}
+
+// Ridden is a mapped way a stage rides along, with the tags the surface
+// and traffic rules read and how far the stage rides it.
+type Ridden struct {
+	WayID     int64
+	Tags      map[string]string
+	Length    float64       // metres ridden on it
+	Stretches [][]geo.Point // where, in order
+}
+
+// DayWeather is the weather the rules read of one stage.
+type DayWeather struct {
+	WindSpeed  float64 // km/h
+	Relative   string  // headwind, tailwind, crosswind
+	RainChance float64 // %
+	Comfort    int     // 0..100
+}

@@ -1,6 +1,9 @@
 package alerts
 
-import "cairn.dev/cairn/modules/route/geo"
+import (
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/words"
+)
 
 // along is the point at fraction f (clamped to 0..1) of the polyline's
 // length, interpolated linearly between its two neighbours. Rules place an
@@ -41,6 +44,11 @@ func coords(p geo.Point) (lat, lon *float64) {
 // navigate is a navigate action to p, with the stretches it concerns when
 // there are any.
 func navigate(label string, p geo.Point, segments ...[]geo.Point) *Action {
+	return navigateWith(label, nil, p, segments...)
+}
+
+// navigateWith is navigate with a label taking args.
+func navigateWith(label string, args words.Args, p geo.Point, segments ...[]geo.Point) *Action {
 	payload := map[string]any{"lat": p.Lat, "lon": p.Lon}
 	if len(segments) > 0 {
 		lines := make([][][2]float64, 0, len(segments))
@@ -53,5 +61,5 @@ func navigate(label string, p geo.Point, segments ...[]geo.Point) *Action {
 		}
 		payload["segments"] = lines
 	}
-	return &Action{Kind: ActionNavigate, Label: label, Payload: payload}
+	return act(ActionNavigate, label, args, payload)
 }

@@ -1,6 +1,6 @@
 package alerts
 
-import "fmt"
+import "cairn.dev/cairn/modules/route/words"
 
 // RestEvery is the length of a run of riding days after which a rest day is
 // suggested.
@@ -23,17 +23,9 @@ func RestDaySuggested(stages []Stage) []Alert {
 		if riding%RestEvery != 0 || i == len(stages)-1 || stages[i+1].IsRestDay {
 			continue
 		}
-		out = append(out, Alert{
-			Code:       CodeRestDaySuggested,
-			Severity:   SeverityNudge,
-			Message:    fmt.Sprintf("%d days of riding in a row: consider a rest day after day %d.", riding, i+1),
-			StageIndex: i,
-			Action: &Action{
-				Kind:    ActionAutoFix,
-				Label:   fmt.Sprintf("Add a rest day after day %d", i+1),
-				Payload: map[string]any{"afterStageIndex": i},
-			},
-		})
+		a := alert(CodeRestDaySuggested, SeverityNudge, i, "alert.rest_day_suggested", words.Args{"days": riding, "day": i + 1})
+		a.Action = act(ActionAutoFix, "action.add_rest_day", words.Args{"day": i + 1}, map[string]any{"afterStageIndex": i})
+		out = append(out, a)
 	}
 	return out
 }

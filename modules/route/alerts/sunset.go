@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"cairn.dev/cairn/modules/route/words"
 )
 
 // EarliestDeparture is the earliest hour the sunset auto_fix proposes.
@@ -61,21 +63,12 @@ func SunsetArrival(trip Trip, stages []Stage, zones Zones) ([]Alert, error) {
 			continue
 		}
 		leave := latestDeparture(dusk.Add(-ride).In(startZone), date)
-		lat, lon := coords(s.End)
-		out = append(out, Alert{
-			Code:     CodeSunsetArrivalAfterTwilight,
-			Severity: SeverityWarning,
-			Message: fmt.Sprintf("Day %d: estimated arrival at %s, after civil twilight ends at %s (local time).",
-				i+1, clock(arrival.In(endZone), date), clock(dusk.In(endZone), date)),
-			StageIndex: i,
-			Lat:        lat,
-			Lon:        lon,
-			Action: &Action{
-				Kind:    ActionAutoFix,
-				Label:   fmt.Sprintf("Leave at %02d:00", leave),
-				Payload: map[string]any{"departureHour": leave},
-			},
-		})
+		a := alert(CodeSunsetArrivalAfterTwilight, SeverityWarning, i, "alert.sunset_arrival_after_twilight",
+			words.Args{"day": i + 1, "arrival": clock(arrival.In(endZone), date), "dusk": clock(dusk.In(endZone), date)})
+		a.Lat, a.Lon = coords(s.End)
+		a.Action = act(ActionAutoFix, "action.leave_at", words.Args{"time": fmt.Sprintf("%02d:00", leave)},
+			map[string]any{"departureHour": leave})
+		out = append(out, a)
 	}
 	return out, errors.Join(errs...)
 }
@@ -95,19 +88,19 @@ func latestDeparture(latest time.Time, date time.Time) int {
 // clock is t as a local wall-clock time, marked when it falls on another day
 // than the stage's date (a late arrival, or a dusk after midnight near the
 // polar circles).
-func clock(t time.Time, date time.Time) string {
+func clock(t time.Time, date time.Time) any {
 	hm := t.Format("15:04")
 	switch n := daysAfter(t, date); {
 	case n == 0:
 		return hm
 	case n == 1:
-		return hm + " the next day"
+		return words.T("clock.next_day", words.Args{"time": hm})
 	case n == -1:
-		return hm + " the day before"
+		return words.T("clock.day_before", words.Args{"time": hm})
 	case n > 1:
-		return fmt.Sprintf("%s, %d days later", hm, n)
+		return words.T("clock.days_later", words.Args{"time": hm, "days": n})
 	default:
-		return fmt.Sprintf("%s, %d days before", hm, -n)
+		return words.T("clock.days_before", words.Args{"time": hm, "days": -n})
 	}
 }
 

@@ -51,7 +51,7 @@ func TestSunsetArrival(t *testing.T) {
 			name:        "arrives at 18:10 in December",
 			give:        give{start: date(2025, 12, 21), departure: 10, zone: "Europe/Paris", stages: []alerts.Stage{arriving(paris, 100)}},
 			wantIndexes: []int{0},
-			wantMessage: "Day 1: estimated arrival at 18:10, after civil twilight ends at 17:33 (local time).",
+			wantMessage: "Arrival about 18:10, after dusk at 17:33 (local time).",
 			wantLeave:   9, // 17:33 − 8 h 10
 		},
 		{
@@ -63,7 +63,7 @@ func TestSunsetArrival(t *testing.T) {
 			name:        "200 km in June",
 			give:        give{start: date(2025, 6, 21), departure: 8, zone: "Europe/Paris", stages: []alerts.Stage{arriving(paris, 200)}},
 			wantIndexes: []int{0},
-			wantMessage: "Day 1: estimated arrival at 23:20, after civil twilight ends at 22:40 (local time).",
+			wantMessage: "Arrival about 23:20, after dusk at 22:40 (local time).",
 			wantLeave:   7, // 22:40 − 15 h 20
 		},
 		{
@@ -71,7 +71,7 @@ func TestSunsetArrival(t *testing.T) {
 			give: give{start: date(2025, 12, 21), departure: 9, zone: "Europe/Paris",
 				stages: []alerts.Stage{arriving(paris, 100), arriving(paris, 110)}},
 			wantIndexes: []int{1},
-			wantMessage: "Day 2: estimated arrival at 17:50, after civil twilight ends at 17:34 (local time).",
+			wantMessage: "Arrival about 17:50, after dusk at 17:34 (local time).",
 			wantLeave:   8, // 17:34 − 8 h 50
 		},
 		{
@@ -79,14 +79,14 @@ func TestSunsetArrival(t *testing.T) {
 			give: give{start: date(2025, 12, 21), departure: 10, zone: "Europe/Paris",
 				stages: []alerts.Stage{arriving(paris, 100), rest(paris), arriving(paris, 100)}},
 			wantIndexes: []int{0, 2},
-			wantMessage: "Day 1: estimated arrival at 18:10, after civil twilight ends at 17:33 (local time).",
+			wantMessage: "Arrival about 18:10, after dusk at 17:33 (local time).",
 			wantLeave:   9,
 		},
 		{
 			name:        "departure floors at 5:00",
 			give:        give{start: date(2025, 12, 21), departure: 8, zone: "Europe/Paris", stages: []alerts.Stage{arriving(paris, 300)}},
 			wantIndexes: []int{0},
-			wantMessage: "Day 1: estimated arrival at 06:40 the next day, after civil twilight ends at 17:33 (local time).",
+			wantMessage: "Arrival about 06:40 the next day, after dusk at 17:33 (local time).",
 			wantLeave:   5,
 		},
 		{
@@ -98,7 +98,7 @@ func TestSunsetArrival(t *testing.T) {
 			name:        "Oslo white night, after the late dusk",
 			give:        give{start: date(2025, 6, 21), departure: 21, zone: "Europe/Oslo", stages: []alerts.Stage{arriving(oslo, 60)}},
 			wantIndexes: []int{0},
-			wantMessage: "Day 1: estimated arrival at 01:20 the next day, after civil twilight ends at 00:28 the next day (local time).",
+			wantMessage: "Arrival about 01:20 the next day, after dusk at 00:28 the next day (local time).",
 			wantLeave:   20, // 00:28 − 4 h 20
 		},
 		{
@@ -189,7 +189,7 @@ func TestSunsetArrivalStartDate(t *testing.T) {
 			found, err := alerts.SunsetArrival(trip, []alerts.Stage{arriving(paris, 100)}, zoneIn(t, "Europe/Paris"))
 			require.NoError(t, err)
 			require.Len(t, found, 1)
-			assert.Contains(t, found[0].Message, "twilight ends at 17:33", "21 December")
+			assert.Contains(t, found[0].Message, "after dusk at 17:33", "21 December")
 		})
 	}
 }
@@ -212,7 +212,7 @@ func TestSunsetArrivalZoneOfEachEnd(t *testing.T) {
 	found, err := alerts.SunsetArrival(trip, []alerts.Stage{stage}, zones)
 	require.NoError(t, err)
 	require.Len(t, found, 1)
-	assert.Equal(t, "Day 1: estimated arrival at 17:10, after civil twilight ends at 16:33 (local time).", found[0].Message)
+	assert.Equal(t, "Arrival about 17:10, after dusk at 16:33 (local time).", found[0].Message)
 	assert.Equal(t, 9, found[0].Action.Payload["departureHour"], "the rider's hour, at the start")
 }
 

@@ -2,16 +2,12 @@ package poi_test
 
 import (
 	"bytes"
-	"compress/zlib"
 	"context"
-	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
+	"cairn.dev/cairn/modules/route/osmfixture"
 	"cairn.dev/cairn/modules/route/poi"
 )
 
@@ -42,7 +38,7 @@ func (m *memory) byID() map[string]poi.POI {
 }
 
 // fixtureXML is a small extract written by hand: two accommodation nodes
-// (one unnamed), an untagged-for-us cafe, a closed camp-site way, a way
+// (one unnamed), a cafe (a place to buy food), a closed camp-site way, a way
 // missing one node, a way missing all, a building that is no
 // accommodation, a way carrying its nodes' coordinates, and a relation,
 // which the importer does not read.
@@ -155,202 +151,39 @@ type pbfOptions struct {
 	plainNodes    bool // store nodes one by one instead of as dense nodes
 }
 
-// writePBF encodes nodes and ways as an OSM PBF file, following the
-// published format (fileformat.proto, osmformat.proto): a header block, then
-// data blocks of dense nodes, then a block of ways. paulmach/osm reads PBF
-// but does not write it, and no data set is downloaded for tests, so the
-// fixture is made here with protowire.
+// writePBF encodes nodes and ways as an OSM PBF file with osmfixture's
+// writer: paulmach/osm reads PBF but does not write it, and no data set is
+// downloaded for tests.
 func writePBF(t testing.TB, nodes []pbfNode, ways []pbfWay, o pbfOptions) []byte {
 	t.Helper()
-	var file bytes.Buffer
-	header := appendStrings(nil, 4, "OsmSchema-V0.6", "DenseNodes")
-	header = protowire.AppendTag(header, 16, protowire.BytesType)
-	header = protowire.AppendString(header, "cairn poi tests")
-	writeBlock(t, &file, "OSMHeader", header, o.zlib)
-
 	per := o.nodesPerBlock
 	if per <= 0 {
 		per = max(1, len(nodes))
 	}
-	for chunk := range slices.Chunk(nodes, per) {
-		block := denseBlock(chunk)
-		if o.plainNodes {
-			block = plainBlock(chunk)
-		}
-		writeBlock(t, &file, "OSMData", block, o.zlib)
+	var file bytes.Buffer
+	w, err := osmfixture.NewPBFWith(&file, osmfixture.PBFOptions{RawBlobs: !o.zlib, PlainNodes: o.plainNodes, NodesPerBlock: per})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(ways) > 0 {
-		writeBlock(t, &file, "OSMData", wayBlock(ways), o.zlib)
+	tags := func(ts []tag) []osmfixture.Tag {
+		out := make([]osmfixture.Tag, len(ts))
+		for i, x := range ts {
+			out[i] = osmfixture.Tag(x)
+		}
+		return out
+	}
+	for _, n := range nodes {
+		if err := w.Node(osmfixture.Node{ID: n.id, Lat: n.lat, Lon: n.lon, Tags: tags(n.tags)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, x := range ways {
+		if err := w.Way(osmfixture.Way{ID: x.id, Refs: x.refs, Tags: tags(x.tags)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 	return file.Bytes()
-}
-
-// stringTable numbers strings from 1: index 0 is the empty string, which
-// dense nodes use as the end of each node's keys.
-type stringTable struct {
-	index map[string]uint64
-	list  []string
-}
-
-func newStringTable() *stringTable {
-	return &stringTable{index: map[string]uint64{"": 0}, list: []string{""}}
-}
-
-func (s *stringTable) id(v string) uint64 {
-	if i, ok := s.index[v]; ok {
-		return i
-	}
-	s.index[v] = uint64(len(s.list))
-	s.list = append(s.list, v)
-	return s.index[v]
-}
-
-func (s *stringTable) bytes() []byte {
-	var b []byte
-	for _, v := range s.list {
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendString(b, v)
-	}
-	return b
-}
-
-// primitiveBlock wraps one group with its string table, at granularity 100
-// nanodegrees (coordinates in units of 1e-7 degree).
-func primitiveBlock(st *stringTable, group []byte) []byte {
-	var b []byte
-	b = protowire.AppendTag(b, 1, protowire.BytesType)
-	b = protowire.AppendBytes(b, st.bytes())
-	b = protowire.AppendTag(b, 2, protowire.BytesType)
-	b = protowire.AppendBytes(b, group)
-	b = protowire.AppendTag(b, 17, protowire.VarintType)
-	b = protowire.AppendVarint(b, 100)
-	return b
-}
-
-func denseBlock(nodes []pbfNode) []byte {
-	st := newStringTable()
-	var ids, lats, lons, keysVals []byte
-	var prevID, prevLat, prevLon int64
-	for _, n := range nodes {
-		lat, lon := int64(math.Round(n.lat*1e7)), int64(math.Round(n.lon*1e7))
-		ids = protowire.AppendVarint(ids, protowire.EncodeZigZag(n.id-prevID))
-		lats = protowire.AppendVarint(lats, protowire.EncodeZigZag(lat-prevLat))
-		lons = protowire.AppendVarint(lons, protowire.EncodeZigZag(lon-prevLon))
-		prevID, prevLat, prevLon = n.id, lat, lon
-		for _, kv := range n.tags {
-			keysVals = protowire.AppendVarint(keysVals, st.id(kv[0]))
-			keysVals = protowire.AppendVarint(keysVals, st.id(kv[1]))
-		}
-		keysVals = protowire.AppendVarint(keysVals, 0)
-	}
-	var dense []byte
-	for _, f := range []struct {
-		num  protowire.Number
-		data []byte
-	}{{1, ids}, {8, lats}, {9, lons}, {10, keysVals}} {
-		dense = protowire.AppendTag(dense, f.num, protowire.BytesType)
-		dense = protowire.AppendBytes(dense, f.data)
-	}
-	var group []byte
-	group = protowire.AppendTag(group, 2, protowire.BytesType)
-	group = protowire.AppendBytes(group, dense)
-	return primitiveBlock(st, group)
-}
-
-// plainBlock stores nodes as Node messages, a layout the format allows
-// but paulmach/osm cannot read.
-func plainBlock(nodes []pbfNode) []byte {
-	st := newStringTable()
-	var group []byte
-	for _, n := range nodes {
-		var keys, vals []byte
-		for _, kv := range n.tags {
-			keys = protowire.AppendVarint(keys, st.id(kv[0]))
-			vals = protowire.AppendVarint(vals, st.id(kv[1]))
-		}
-		var node []byte
-		node = protowire.AppendTag(node, 1, protowire.VarintType)
-		node = protowire.AppendVarint(node, protowire.EncodeZigZag(n.id))
-		node = protowire.AppendTag(node, 2, protowire.BytesType)
-		node = protowire.AppendBytes(node, keys)
-		node = protowire.AppendTag(node, 3, protowire.BytesType)
-		node = protowire.AppendBytes(node, vals)
-		node = protowire.AppendTag(node, 8, protowire.VarintType)
-		node = protowire.AppendVarint(node, protowire.EncodeZigZag(int64(math.Round(n.lat*1e7))))
-		node = protowire.AppendTag(node, 9, protowire.VarintType)
-		node = protowire.AppendVarint(node, protowire.EncodeZigZag(int64(math.Round(n.lon*1e7))))
-		group = protowire.AppendTag(group, 1, protowire.BytesType)
-		group = protowire.AppendBytes(group, node)
-	}
-	return primitiveBlock(st, group)
-}
-
-func wayBlock(ways []pbfWay) []byte {
-	st := newStringTable()
-	var group []byte
-	for _, w := range ways {
-		var keys, vals, refs []byte
-		for _, kv := range w.tags {
-			keys = protowire.AppendVarint(keys, st.id(kv[0]))
-			vals = protowire.AppendVarint(vals, st.id(kv[1]))
-		}
-		var prev int64
-		for _, r := range w.refs {
-			refs = protowire.AppendVarint(refs, protowire.EncodeZigZag(r-prev))
-			prev = r
-		}
-		var way []byte
-		way = protowire.AppendTag(way, 1, protowire.VarintType)
-		way = protowire.AppendVarint(way, uint64(w.id))
-		way = protowire.AppendTag(way, 2, protowire.BytesType)
-		way = protowire.AppendBytes(way, keys)
-		way = protowire.AppendTag(way, 3, protowire.BytesType)
-		way = protowire.AppendBytes(way, vals)
-		way = protowire.AppendTag(way, 8, protowire.BytesType)
-		way = protowire.AppendBytes(way, refs)
-		group = protowire.AppendTag(group, 3, protowire.BytesType)
-		group = protowire.AppendBytes(group, way)
-	}
-	return primitiveBlock(st, group)
-}
-
-func appendStrings(b []byte, num protowire.Number, values ...string) []byte {
-	for _, v := range values {
-		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendString(b, v)
-	}
-	return b
-}
-
-// writeBlock writes one file block: the header's length (4 bytes, big
-// endian), the BlobHeader, then the Blob holding data.
-func writeBlock(t testing.TB, w *bytes.Buffer, kind string, data []byte, compress bool) {
-	t.Helper()
-	var blob []byte
-	if compress {
-		var z bytes.Buffer
-		zw := zlib.NewWriter(&z)
-		if _, err := zw.Write(data); err != nil {
-			t.Fatal(err)
-		}
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		blob = protowire.AppendTag(blob, 2, protowire.VarintType)
-		blob = protowire.AppendVarint(blob, uint64(len(data)))
-		blob = protowire.AppendTag(blob, 3, protowire.BytesType)
-		blob = protowire.AppendBytes(blob, z.Bytes())
-	} else {
-		blob = protowire.AppendTag(blob, 1, protowire.BytesType)
-		blob = protowire.AppendBytes(blob, data)
-	}
-	header := appendStrings(nil, 1, kind)
-	header = protowire.AppendTag(header, 3, protowire.VarintType)
-	header = protowire.AppendVarint(header, uint64(len(blob)))
-
-	var size [4]byte
-	binary.BigEndian.PutUint32(size[:], uint32(len(header)))
-	w.Write(size[:])
-	w.Write(header)
-	w.Write(blob)
 }

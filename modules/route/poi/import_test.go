@@ -109,8 +109,8 @@ func TestImport(t *testing.T) {
 			require.NoError(t, err)
 
 			require.Equal(t, poi.Stats{
-				NodesScanned: tt.wantNodes, WaysScanned: 5, Nodes: 2, Ways: 3,
-				ByType:      map[string]int{"hotel": 1, "wilderness_hut": 1, "camp_site": 1, "hostel": 1, "guest_house": 1},
+				NodesScanned: tt.wantNodes, WaysScanned: 5, Nodes: 3, Ways: 3,
+				ByType:      map[string]int{"hotel": 1, "cafe": 1, "wilderness_hut": 1, "camp_site": 1, "hostel": 1, "guest_house": 1},
 				WaysPartial: 1, WaysWithoutNodes: 1, Batches: 1,
 			}, stats)
 			requireFixtureStored(t, mem.byID())
@@ -121,7 +121,7 @@ func TestImport(t *testing.T) {
 // requireFixtureStored checks what the fixture gives, whatever its format.
 func requireFixtureStored(t *testing.T, got map[string]poi.POI) {
 	t.Helper()
-	require.Len(t, got, 5)
+	require.Len(t, got, 6)
 	type place struct {
 		name, category, osmType string
 		osmID                   int64
@@ -132,6 +132,8 @@ func requireFixtureStored(t *testing.T, got map[string]poi.POI) {
 		"osm:node:1": {name: "Hôtel du Col", category: "hotel", osmType: "node", osmID: 1, lat: 45.05, lon: 6.05,
 			tags: poi.Tags{"stars": "3", "website": "https://hotel-du-col.example",
 				"address": "12 Rue Haute, 05100 Briançon", "phone": "+33 4 92 00 00 00"}},
+		// A café is a place to buy food on the way (resupply).
+		"osm:node:2": {name: "Café du Centre", category: "cafe", osmType: "node", osmID: 2, lat: 45.06, lon: 6.06, tags: poi.Tags{}},
 		"osm:node:14": {category: "wilderness_hut", osmType: "node", osmID: 14, lat: 45.01, lon: 6.01,
 			tags: poi.Tags{"fee": "no"}},
 		// The closing node counts once: the centre of the square.
@@ -162,9 +164,9 @@ func TestImportBatches(t *testing.T) {
 		give        int
 		wantBatches int
 	}{
-		{give: 1, wantBatches: 5},
+		{give: 1, wantBatches: 6},
 		{give: 2, wantBatches: 3},
-		{give: 5, wantBatches: 1},
+		{give: 6, wantBatches: 1},
 		{give: 0, wantBatches: 1}, // the default, 1000
 	}
 	for _, tt := range tests {
@@ -179,7 +181,7 @@ func TestImportBatches(t *testing.T) {
 			for _, b := range mem.batches {
 				require.LessOrEqual(t, len(b), max(tt.give, 1000))
 			}
-			require.Len(t, mem.byID(), 5)
+			require.Len(t, mem.byID(), 6)
 		})
 	}
 }
@@ -242,7 +244,7 @@ func TestImportFile(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			require.Equal(t, 5, stats.Nodes+stats.Ways)
+			require.Equal(t, 6, stats.Nodes+stats.Ways)
 			requireFixtureStored(t, mem.byID())
 		})
 	}

@@ -2,14 +2,18 @@ package poi
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,7 +22,8 @@ import (
 	"github.com/paulmach/osm/osmpbf"
 	"github.com/paulmach/osm/osmxml"
 
-	"cairn.dev/cairn/modules/route/text"
+	"cairn.dev/cairn/modules/route/corridor"
+	"cairn.dev/cairn/modules/route/geo"
 )
 
 // Format is an OpenStreetMap file format.
@@ -58,33 +63,53 @@ func DetectFormat(name string) (Format, error) {
 	return "", fmt.Errorf("%w: %s", ErrUnknownFormat, filepath.Base(name))
 }
 
-// Upserter is where Import writes; *Store is one. Each call is one
+// Upserter is where Import writes places; *Store is one. Each call is one
 // transaction.
 type Upserter interface {
 	Upsert(ctx context.Context, pois []POI) error
+}
+
+// WayUpserter is where Import writes the ways ridden (roads and ferry
+// routes), when the store keeps them; *Store does.
+type WayUpserter interface {
+	UpsertWays(ctx context.Context, chunks []WayChunk) error
+}
+
+// Coverer records the area an import covered and drops what an earlier
+// import left there; *Store does.
+type Coverer interface {
+	Cover(ctx context.Context, a Area) error
 }
 
 // Stats counts what an import read and stored.
 type Stats struct {
 	NodesScanned int64 // nodes read from the file
 	WaysScanned  int64 // ways read from the file
-	Nodes        int   // accommodation nodes stored
-	Ways         int   // accommodation ways stored, at the centroid of their nodes
-	// ByType counts the stored elements per accommodation type.
+	Nodes        int   // place nodes stored
+	Ways         int   // place ways stored, at the centroid of their nodes
+	// ByType counts the stored places per category.
 	ByType map[string]int
+	// Roads and Ferries count the ways ridden that were stored, in
+	// WayChunks chunks (only with a WayUpserter).
+	Roads, Ferries, WayChunks int
+	// CoverageTiles counts the 0.1° tiles the import holds data in (only
+	// with a Coverer): the area it covers, and replaces.
+	CoverageTiles int
 	// WaysPartial were stored at the centroid of the nodes found, some of
 	// theirs being missing from the file (an extract cut through them).
 	WaysPartial int
 	// WaysWithoutNodes were not stored: none of their nodes is in the file.
 	WaysWithoutNodes int
 	// WaysOverLimit were not stored: remembering their nodes would have
-	// passed Importer.MaxWayNodes.
+	// passed Importer.MaxWayNodes (places and roads alike).
 	WaysOverLimit int
 	Batches       int // transactions committed
 }
 
-// Importer reads OpenStreetMap files into a store. The zero value is ready
-// to use with the defaults.
+// Importer reads OpenStreetMap files into a store: every place the rules
+// use (Classify), and, when the store keeps them, the roads and ferry
+// routes with their tags (RoadTags) and the area the file covers. The zero
+// value is ready to use with the defaults.
 //
 // Memory stays bounded whatever the file's size. A way's position is the
 // centroid of its nodes, but nodes come before ways in OSM files, so a
@@ -93,8 +118,8 @@ type Stats struct {
 // ways only and remembers the accommodation ways and the ids of their nodes;
 // the second reads the nodes, storing the accommodation nodes as they come
 // and keeping the coordinates of the remembered ids only. Memory is then
-// about 24 bytes per node of an accommodation way (an id in the way, an id
-// and two fixed-point coordinates in a sorted index), capped by MaxWayNodes,
+// about 24 bytes per node of a kept way (an id in the way, an id and two
+// fixed-point coordinates in a sorted index), capped by MaxWayNodes,
 // plus one batch of POIs and the PBF decoder's blocks. A reader that cannot
 // seek is first copied to a temporary file, so the cost of a stream is disk,
 // not memory. Ways whose nodes carry their own coordinates (XML with lat
@@ -107,8 +132,8 @@ type Stats struct {
 type Importer struct {
 	// BatchSize is how many POIs one transaction writes. Default 1000.
 	BatchSize int
-	// MaxWayNodes caps the node ids remembered for accommodation ways.
-	// Default 8,000,000 (about 200 MB); ways past it are counted in
+	// MaxWayNodes caps the node ids remembered for kept ways. Default
+	// 8,000,000 (about 200 MB); ways past it are counted in
 	// Stats.WaysOverLimit and not stored.
 	MaxWayNodes int
 	// Procs is how many goroutines decode PBF blocks. Default
@@ -117,6 +142,9 @@ type Importer struct {
 	// TempDir is where a reader that cannot seek is copied; empty means
 	// os.TempDir.
 	TempDir string
+	// Name names the import in the store's record of areas (the file's
+	// name, typically).
+	Name string
 }
 
 // The Importer defaults.
@@ -146,7 +174,7 @@ func ImportFile(ctx context.Context, store Upserter, path string, override Forma
 		return Stats{}, err
 	}
 	defer f.Close()
-	return Import(ctx, store, f, format)
+	return Importer{Name: filepath.Base(path)}.Import(ctx, store, f, format)
 }
 
 // Import stores the nodes and ways of r tagged tourism=<an accommodation
@@ -184,7 +212,8 @@ func (im Importer) Import(ctx context.Context, store Upserter, r io.Reader, form
 	}
 
 	run := &importRun{Importer: im, ctx: ctx, store: store, format: format, now: time.Now().UTC(),
-		stats: Stats{ByType: map[string]int{}}}
+		stats: Stats{ByType: map[string]int{}}, importID: newImportID(), covered: newTileSet(), tags: map[string]Tags{}}
+	run.wayStore, _ = store.(WayUpserter)
 	if err := run.readWays(rs); err != nil {
 		return run.result(), err
 	}
@@ -197,7 +226,16 @@ func (im Importer) Import(ctx context.Context, store Upserter, r io.Reader, form
 	if err := run.storeWays(); err != nil {
 		return run.result(), err
 	}
-	err = run.flush()
+	if err := run.storeRoads(); err != nil {
+		return run.result(), err
+	}
+	if err := run.flush(); err != nil {
+		return run.result(), err
+	}
+	if err := run.flushChunks(); err != nil {
+		return run.result(), err
+	}
+	err = run.cover()
 	return run.result(), err
 }
 
@@ -240,6 +278,47 @@ type importRun struct {
 	ways         []pendingWay
 	wayNodes     int // node ids held by ways
 	index        nodeIndex
+
+	importID string
+	wayStore WayUpserter // nil: the store keeps no ways
+	roads    []pendingRoad
+	refs     []osm.NodeID // the roads' nodes, in order, one after the other
+	chunks   []WayChunk
+	covered  *tileSet        // coverage tiles holding a node
+	tags     map[string]Tags // the roads' tag sets, each kept once
+}
+
+// tileSet is the coverage tiles seen, one bit each (about 800 KB for the
+// whole planet), set from the decoding goroutines without a lock.
+type tileSet struct{ bits []atomic.Uint64 }
+
+func newTileSet() *tileSet {
+	return &tileSet{bits: make([]atomic.Uint64, (corridor.CoarseTileCount+63)/64)}
+}
+
+func (ts *tileSet) add(t int64) { ts.bits[t/64].Or(1 << (t % 64)) }
+
+// tiles lists the tiles seen, sorted.
+func (ts *tileSet) tiles() []int64 {
+	var out []int64
+	for i := range ts.bits {
+		w := ts.bits[i].Load()
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			out = append(out, int64(i*64+b))
+			w &^= 1 << b
+		}
+	}
+	return out
+}
+
+// pendingRoad is a road or a ferry route waiting for its nodes'
+// coordinates: refs[from:to] in the run's refs.
+type pendingRoad struct {
+	id       int64
+	kind     string
+	tags     Tags
+	from, to int
 }
 
 // pendingWay is an accommodation way waiting for its nodes' coordinates.
@@ -267,7 +346,7 @@ func (run *importRun) scan(r io.Reader, waysPass bool, keepNode func(*osm.Node) 
 			p.SkipNodes = true
 			p.FilterWay = func(w *osm.Way) bool {
 				run.waysScanned.Add(1)
-				return isAccommodation(w.Tags)
+				return run.keepsWay(w.Tags)
 			}
 		} else {
 			p.SkipWays = true
@@ -298,7 +377,7 @@ func (run *importRun) scan(r io.Reader, waysPass bool, keepNode func(*osm.Node) 
 					continue
 				}
 				run.waysScanned.Add(1)
-				if !isAccommodation(o.Tags) {
+				if !run.keepsWay(o.Tags) {
 					continue
 				}
 			default:
@@ -315,19 +394,36 @@ func (run *importRun) scan(r io.Reader, waysPass bool, keepNode func(*osm.Node) 
 	return run.ctx.Err()
 }
 
-// isAccommodation reads tourism as fromOSM does, so that what the passes
-// keep is what fromOSM accepts.
-func isAccommodation(tags osm.Tags) bool {
-	return IsAccommodationType(text.Clean(tags.Find("tourism"), text.MaxValue))
+// isPlace reads the tags as fromOSM does, so that what the passes keep is
+// what fromOSM accepts.
+func isPlace(tags osm.Tags) bool {
+	_, ok := Classify(tags.Find)
+	return ok
 }
 
-// readWays is the first pass: accommodation ways with inline coordinates
-// are stored at once, the others wait for their nodes.
+// keepsWay reports whether the ways pass keeps a way: a place, or a way
+// ridden when the store keeps them.
+func (run *importRun) keepsWay(tags osm.Tags) bool {
+	if isPlace(tags) {
+		return true
+	}
+	if run.wayStore == nil {
+		return false
+	}
+	_, _, ok := roadKind(tags.Find)
+	return ok
+}
+
+// readWays is the first pass: place ways with inline coordinates are
+// stored at once, the others wait for their nodes; so do the ways ridden.
 func (run *importRun) readWays(r io.Reader) error {
 	err := run.scan(r, true, nil, func(obj osm.Object) error {
 		w, ok := obj.(*osm.Way)
 		if !ok {
 			return nil
+		}
+		if err := run.road(w); err != nil {
+			return err
 		}
 		p, ok := run.poi(OSMWay, int64(w.ID), w.Tags)
 		if !ok {
@@ -354,16 +450,174 @@ func (run *importRun) readWays(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	run.index = newNodeIndex(run.ways, run.wayNodes)
+	run.index = newNodeIndex(run.ways, run.refs, run.wayNodes+len(run.refs))
 	return nil
 }
 
-// readNodes is the second pass: accommodation nodes are stored, the
-// coordinates of the waiting ways' nodes are kept.
+// road keeps a way ridden, when the store keeps them: at once when it
+// carries its coordinates, else waiting for its nodes.
+func (run *importRun) road(w *osm.Way) error {
+	if run.wayStore == nil || len(w.Nodes) < 2 {
+		return nil
+	}
+	kind, tags, ok := roadKind(w.Tags.Find)
+	if !ok {
+		return nil
+	}
+	if pts, ok := inlinePoints(w.Nodes); ok {
+		for _, p := range pts {
+			run.see(p.Lat, p.Lon)
+		}
+		return run.addRoad(int64(w.ID), kind, run.shared(tags), pts)
+	}
+	if run.wayNodes+len(run.refs)+len(w.Nodes) > run.MaxWayNodes {
+		run.stats.WaysOverLimit++
+		return nil
+	}
+	from := len(run.refs)
+	for _, n := range w.Nodes {
+		run.refs = append(run.refs, n.ID)
+	}
+	run.roads = append(run.roads, pendingRoad{id: int64(w.ID), kind: kind, tags: run.shared(tags), from: from, to: len(run.refs)})
+	return nil
+}
+
+// inlinePoints are a way's points when every node carries its coordinates.
+func inlinePoints(nodes osm.WayNodes) ([]geo.Point, bool) {
+	out := make([]geo.Point, len(nodes))
+	for i, wn := range nodes {
+		if wn.Lat == 0 && wn.Lon == 0 {
+			return nil, false
+		}
+		out[i] = geo.Point{Lat: wn.Lat, Lon: wn.Lon}
+	}
+	return out, true
+}
+
+// maxChunkPoints bounds a stored chunk of a way.
+const maxChunkPoints = 64
+
+// addRoad files a way ridden in chunks (corridor.Chunk) and queues them.
+func (run *importRun) addRoad(id int64, kind string, tags Tags, pts []geo.Point) error {
+	runs, keys := corridor.Chunk(pts, maxChunkPoints)
+	for i, r := range runs {
+		run.chunks = append(run.chunks, WayChunk{ID: OSMKey(OSMWay, id) + ":" + strconv.Itoa(i), WayID: id, Kind: kind,
+			Tile: keys[i], Tags: tags, Points: r, ImportID: run.importID})
+	}
+	if kind == KindFerry {
+		run.stats.Ferries++
+	} else {
+		run.stats.Roads++
+	}
+	run.stats.WayChunks += len(runs)
+	if len(run.chunks) >= run.BatchSize {
+		return run.flushChunks()
+	}
+	return nil
+}
+
+func (run *importRun) flushChunks() error {
+	if len(run.chunks) == 0 || run.wayStore == nil {
+		return nil
+	}
+	if err := run.wayStore.UpsertWays(run.ctx, run.chunks); err != nil {
+		return fmt.Errorf("poi: store a batch of ways: %w", err)
+	}
+	run.stats.Batches++
+	run.chunks = run.chunks[:0]
+	return nil
+}
+
+// storeRoads files the waiting ways ridden on the nodes found; a way cut
+// by the extract keeps the stretches whose nodes are in the file.
+func (run *importRun) storeRoads() error {
+	for _, rd := range run.roads {
+		var part []geo.Point
+		flush := func() error {
+			if len(part) >= 2 {
+				if err := run.addRoad(rd.id, rd.kind, rd.tags, part); err != nil {
+					return err
+				}
+			}
+			part = nil
+			return nil
+		}
+		for _, id := range run.refs[rd.from:rd.to] {
+			lat, lon, ok := run.index.get(id)
+			if !ok {
+				if err := flush(); err != nil {
+					return err
+				}
+				continue
+			}
+			part = append(part, geo.Point{Lat: lat, Lon: lon})
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	run.roads, run.refs = nil, nil
+	return nil
+}
+
+// see counts a node's position in the area the import covers.
+func (run *importRun) see(lat, lon float64) { run.covered.add(corridor.Coarse(lat, lon)) }
+
+// shared is a road's tag set, kept once however many roads carry it: the
+// roads of a region share a few thousand.
+func (run *importRun) shared(tags Tags) Tags {
+	keys := make([]string, 0, len(tags))
+	for k, v := range tags {
+		keys = append(keys, k+"="+v)
+	}
+	slices.Sort(keys)
+	key := strings.Join(keys, "\x00")
+	if t, ok := run.tags[key]; ok {
+		return t
+	}
+	run.tags[key] = tags
+	return tags
+}
+
+// cover records the area the import covered, when the store keeps areas.
+func (run *importRun) cover() error {
+	c, ok := run.store.(Coverer)
+	tiles := run.covered.tiles()
+	if !ok || len(tiles) == 0 {
+		return nil
+	}
+	run.stats.CoverageTiles = len(tiles)
+	minLat, minLon, maxLat, maxLon := corridor.CoarseBounds(tiles)
+	name := run.Name
+	if name == "" {
+		name = "import " + run.now.Format(time.RFC3339)
+	}
+	return c.Cover(run.ctx, Area{ImportID: run.importID, Name: name, MinLat: minLat, MinLon: minLon,
+		MaxLat: maxLat, MaxLon: maxLon, Tiles: tiles,
+		Places: run.stats.Nodes + run.stats.Ways, WayChunks: run.stats.WayChunks})
+}
+
+// newImportID names one import.
+func newImportID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "imp-" + hex.EncodeToString(b[:])
+}
+
+// readNodes is the second pass: place nodes are stored, the coordinates of
+// the waiting ways' nodes are kept, and every node marks the area covered.
 func (run *importRun) readNodes(r io.Reader) error {
 	// keep runs on the PBF decoding goroutines: it only reads the index,
-	// which is not written until the objects reach each below.
-	keep := func(n *osm.Node) bool { return run.index.has(n.ID) || isAccommodation(n.Tags) }
+	// which is not written until the objects reach each below. Every node
+	// reaches each when the store records areas (coverage is counted
+	// there, on one goroutine).
+	_, areas := run.store.(Coverer)
+	keep := func(n *osm.Node) bool {
+		if areas {
+			run.see(n.Lat, n.Lon) // the tile set takes concurrent adds
+		}
+		return run.index.has(n.ID) || isPlace(n.Tags)
+	}
 	return run.scan(r, false, keep, func(obj osm.Object) error {
 		n, ok := obj.(*osm.Node)
 		if !ok {
@@ -409,14 +663,14 @@ func (run *importRun) storeWays() error {
 	return nil
 }
 
-// poi builds the stored element, or ok false when it is no accommodation.
+// poi builds the stored element, or ok false when it is no place.
 func (run *importRun) poi(osmType string, id int64, tags osm.Tags) (POI, bool) {
 	name, category, kept, ok := fromOSM(tags.Find)
 	if !ok {
 		return POI{}, false
 	}
 	return POI{ID: OSMKey(osmType, id), Source: SourceOSM, OSMType: osmType, OSMID: id,
-		Name: name, Category: category, Tags: kept, ImportedAt: run.now}, true
+		Name: name, Category: category, Tags: kept, ImportedAt: run.now, ImportID: run.importID}, true
 }
 
 // add queues p and writes a full batch.
@@ -477,11 +731,12 @@ type nodeIndex struct {
 // unseen marks a node not read yet; no latitude reaches it.
 const unseen = math.MinInt32
 
-func newNodeIndex(ways []pendingWay, total int) nodeIndex {
+func newNodeIndex(ways []pendingWay, refs []osm.NodeID, total int) nodeIndex {
 	ids := make([]osm.NodeID, 0, total)
 	for _, w := range ways {
 		ids = append(ids, w.nodes...)
 	}
+	ids = append(ids, refs...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	ids = slices.Clip(ids)

@@ -6,17 +6,17 @@ import (
 	"cairn.dev/cairn/modules/route/text"
 )
 
-// fromOSM reads an OpenStreetMap element's tags through get: ok when
-// tourism is an accommodation type, with the element's name, that type and
-// the kept tags. It is where OpenStreetMap text enters, from an extract or
+// fromOSM reads an OpenStreetMap element's tags through get: ok when the
+// element is a place the rules use (Classify), with the element's name,
+// its category and the kept tags. It is where OpenStreetMap text enters, from an extract or
 // from Overpass alike, so every value is cleaned and cut here by the rule
 // of package text: the name to text.MaxName, the description to
 // text.MaxDescription, the address to text.MaxAddress, the website to
 // text.MaxURL (and kept only when it is a web link, see webLink), any other
 // tag to text.MaxValue. An empty value is not kept.
 func fromOSM(get func(key string) string) (name, category string, tags Tags, ok bool) {
-	category = text.Clean(get("tourism"), text.MaxValue)
-	if !IsAccommodationType(category) {
+	category, ok = Classify(get)
+	if !ok {
 		return "", "", nil, false
 	}
 	tags = Tags{}
@@ -43,6 +43,10 @@ func fromOSM(get func(key string) string) (name, category string, tags Tags, ok 
 	put(TagTents, text.MaxValue, "tents")
 	put(TagSeasonal, text.MaxValue, "seasonal")
 	put(TagWikidata, text.MaxValue, "wikidata")
+	put(TagWikipedia, text.MaxValue, "wikipedia")
+	put(TagRepair, text.MaxValue, "service:bicycle:repair")
+	put(TagDrinkingWater, text.MaxValue, "drinking_water")
+	put(TagBicycle, text.MaxValue, "bicycle")
 	if a := text.Clean(address(get), text.MaxAddress); a != "" {
 		tags[TagAddress] = a
 	}

@@ -55,10 +55,11 @@ type POI struct {
 	OSMType    string  // OSMNode, OSMWay; empty outside OpenStreetMap
 	OSMID      int64   // 0 outside OpenStreetMap
 	Name       string  // empty when the element has no name
-	Category   string  // an accommodation type for accommodations
+	Category   string  // an accommodation type for accommodations, else a Category
 	Lat, Lon   float64 // a way's centroid for ways
 	Tags       Tags    // the kept tags, see KeptTags
 	ImportedAt time.Time
+	ImportID   string // the import that stored it; empty for a place entered by hand
 }
 
 // OSMKey returns the store id of an OpenStreetMap element.
@@ -82,12 +83,20 @@ const (
 	TagTents        = "tents"
 	TagSeasonal     = "seasonal"
 	TagWikidata     = "wikidata"
+	TagWikipedia    = "wikipedia"
+	// TagRepair says whether a bicycle shop repairs (service:bicycle:repair).
+	TagRepair = "service:bicycle:repair"
+	// TagDrinkingWater says whether a water point's water is drinkable.
+	TagDrinkingWater = "drinking_water"
+	// TagBicycle says whether a charger serves bicycles.
+	TagBicycle = "bicycle"
 )
 
 // KeptTags are the tags a POI keeps; anything else in the source is dropped
 // on import, which keeps the table small.
 var KeptTags = []string{TagWebsite, TagDescription, TagOpeningHours, TagPhone, TagAddress,
-	TagStars, TagCapacity, TagFee, TagCharge, TagBackpack, TagTents, TagSeasonal, TagWikidata}
+	TagStars, TagCapacity, TagFee, TagCharge, TagBackpack, TagTents, TagSeasonal, TagWikidata, TagWikipedia,
+	TagRepair, TagDrinkingWater, TagBicycle}
 
 // Tags are a POI's kept tags, stored as a JSON object in a TEXT column so the
 // same schema serves PostgreSQL and SQLite.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/modules/route/corridor"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/storage"
 )
@@ -39,6 +40,8 @@ type poiRow struct {
 	Lon        float64   `bun:"lon"`
 	Tags       Tags      `bun:"tags,type:text"`
 	ImportedAt time.Time `bun:"imported_at"`
+	Tile       int64     `bun:"tile"`
+	ImportID   *string   `bun:"import_id"`
 }
 
 func toRow(p POI) poiRow {
@@ -50,8 +53,13 @@ func toRow(p POI) poiRow {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return poiRow{ID: p.ID, Source: p.Source, OSMType: p.OSMType, OSMID: p.OSMID, Name: p.Name,
-		Category: p.Category, Lat: p.Lat, Lon: p.Lon, Tags: tags, ImportedAt: at.UTC()}
+	r := poiRow{ID: p.ID, Source: p.Source, OSMType: p.OSMType, OSMID: p.OSMID, Name: p.Name,
+		Category: p.Category, Lat: p.Lat, Lon: p.Lon, Tags: tags, ImportedAt: at.UTC(), Tile: corridor.Tile(p.Lat, p.Lon)}
+	if p.ImportID != "" {
+		id := p.ImportID
+		r.ImportID = &id
+	}
+	return r
 }
 
 func (r poiRow) poi() POI {
@@ -59,7 +67,7 @@ func (r poiRow) poi() POI {
 		Category: r.Category, Lat: r.Lat, Lon: r.Lon, Tags: r.Tags, ImportedAt: r.ImportedAt}
 }
 
-// upsertChunk bounds one INSERT statement: 10 columns × 500 rows stays far
+// upsertChunk bounds one INSERT statement: 12 columns × 500 rows stays far
 // below the bind-parameter limits of both engines.
 const upsertChunk = 500
 
@@ -85,6 +93,8 @@ func (s *Store) Upsert(ctx context.Context, pois []POI) error {
 				Set("lon = EXCLUDED.lon").
 				Set("tags = EXCLUDED.tags").
 				Set("imported_at = EXCLUDED.imported_at").
+				Set("tile = EXCLUDED.tile").
+				Set("import_id = EXCLUDED.import_id").
 				Exec(ctx)
 			if err != nil {
 				return err
