@@ -171,14 +171,27 @@ function act(button, tool, args) {
     }
     if (r.isError) { say(s.detail || s.title || w('refused')); button.disabled = false; return; }
     say(w('done'));
-    return view.call('get_trip', { id: trip.id }).then(function (g) { if (g && g.structuredContent) show(g.structuredContent); });
+    refresh(20);
   }, function (e) { say(String(e.message || e)); button.disabled = false; });
+}
+
+// refresh reads the trip again through the host; while its days are
+// being recomputed, again after the pause the answer asks for.
+function refresh(tries) {
+  view.call('get_trip', { id: trip.id }).then(function (g) {
+    var s = g && g.structuredContent;
+    if (!s || g.isError) return;
+    if (s.partial && tries > 0) { setTimeout(function () { refresh(tries - 1); }, 1000 * Math.min(s.retryAfter || 1, 5)); return; }
+    show(s);
+    say('');
+  });
 }
 
 function show(s) {
   if (!s) return;
   if (s.settings && s.settings.locale) lang = s.settings.locale;
   if (Array.isArray(s.days)) { drawTrip(s); return; }
+  if (s.settings && s.partial) { say(s.note || w('no_days')); if (!trip || !trip.days) $('summary').textContent = w('no_days'); return; }
   if (s.trip && s.dayNumber) { drawStage(s); return; }
   // A change (create_trip, an edit, share_trip) answers the version and
   // what comes next: the days are told once read.
