@@ -5,7 +5,7 @@
 // refused, and a confirmation asked for is shown to the person first.
 var COLORS = ['#2d6a4f', '#bc4749', '#1d4e89', '#b5651d'];
 var SVG = 'http://www.w3.org/2000/svg';
-var trip = null, lang = 'en';
+var trip = null, stage = null, lang = 'en';
 var $ = function (id) { return document.getElementById(id); };
 var w = function (key, args) {
   var t = (WORDS[lang] || WORDS.en)[key] || WORDS.en[key] || key;
@@ -130,6 +130,11 @@ function drawTrip(t) {
 
 // drawStage shows one day in full, as get_stage answers it.
 function drawStage(s) {
+  stage = s;
+  if (s.trip.locale) lang = s.trip.locale;
+  document.documentElement.lang = lang;
+  trip = trip || { id: s.trip.id };
+  trip.version = s.trip.version;
   var box = $('stage');
   box.textContent = '';
   box.hidden = false;
@@ -149,8 +154,20 @@ function drawStage(s) {
   box.appendChild(ul);
   if (s.accommodations && s.accommodations.length) {
     box.appendChild(el('h2', '', w('places')));
-    var ol = el('ul');
-    s.accommodations.forEach(function (a) { ol.appendChild(el('li', '', a.name + (a.type ? ' (' + a.type + ')' : ''))); });
+    var ol = el('ul', 'places');
+    s.accommodations.forEach(function (a) {
+      var li = el('li', 'place', a.name + (a.distanceToEndPoint != null ? ' · ' + num(a.distanceToEndPoint, 1) + ' km' : ''));
+      var chosen = sel && sel.id === a.id;
+      if (!s.trip.isLocked && !chosen) {
+        var b = el('button', 'choose', w('sleep_here'));
+        b.addEventListener('click', function () {
+          act(b, 'choose_accommodation', { id: s.trip.id, stageId: s.id, accommodationId: a.id, version: s.trip.version });
+        });
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(b);
+      }
+      ol.appendChild(li);
+    });
     box.appendChild(ol);
   }
 }
@@ -175,13 +192,15 @@ function act(button, tool, args) {
   }, function (e) { say(String(e.message || e)); button.disabled = false; });
 }
 
-// refresh reads the trip again through the host; while its days are
-// being recomputed, again after the pause the answer asks for.
+// refresh reads again, through the host, what is shown (the day, or the
+// trip); while it is being recomputed, again after a pause.
 function refresh(tries) {
-  view.call('get_trip', { id: trip.id }).then(function (g) {
+  var read = stage ? view.call('get_stage', { id: stage.trip.id, stageId: stage.id }) : view.call('get_trip', { id: trip.id });
+  read.then(function (g) {
     var s = g && g.structuredContent;
     if (!s || g.isError) return;
-    if (s.partial && tries > 0) { setTimeout(function () { refresh(tries - 1); }, 1000 * Math.min(s.retryAfter || 1, 5)); return; }
+    var busy = s.partial || (s.trip && s.trip.computing && s.trip.computing.length);
+    if (busy && tries > 0) { setTimeout(function () { refresh(tries - 1); }, 1000 * Math.min(s.retryAfter || 1, 5)); return; }
     show(s);
     say('');
   });
@@ -190,7 +209,7 @@ function refresh(tries) {
 function show(s) {
   if (!s) return;
   if (s.settings && s.settings.locale) lang = s.settings.locale;
-  if (Array.isArray(s.days)) { drawTrip(s); return; }
+  if (Array.isArray(s.days)) { stage = null; drawTrip(s); return; }
   if (s.settings && s.partial) { say(s.note || w('no_days')); if (!trip || !trip.days) $('summary').textContent = w('no_days'); return; }
   if (s.trip && s.dayNumber) { drawStage(s); return; }
   // A change (create_trip, an edit, share_trip) answers the version and

@@ -220,6 +220,7 @@ var catalog = map[string]map[string]string{
 	"view.done":            {English: "Done: the days are being recomputed.", French: "C'est fait : les jours sont recalculés."},
 	"view.shared_at":       {English: "Shared at {url}", French: "Partagé à l'adresse {url}"},
 	"view.places":          {English: "Places to sleep", French: "Où dormir"},
+	"view.sleep_here":      {English: "Sleep here", French: "Dormir ici"},
 	"page.rest_day":        {English: "Day {day}: rest day", French: "Jour {day} : repos"},
 	"page.col_day":         {English: "Day", French: "Jour"},
 	"page.col_distance":    {English: "Distance", French: "Distance"},

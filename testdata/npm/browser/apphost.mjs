@@ -1,7 +1,8 @@
 // A host of MCP App views as a page runs one: bundled with esbuild (the
 // browser test builds it), it connects the TypeScript SDK v2 client to the
-// MCP endpoint named in the page's address (#url=…&token=…&trip=…),
-// declaring the MCP Apps extension; it calls get_trip, reads the view the
+// MCP endpoint named in the page's address (#url=…&token=…&trip=…, or
+// tool=…&args=… for another tool), declaring the MCP Apps extension; it
+// calls get_trip (or that tool), reads the view the
 // tool links to, and shows it in a sandboxed frame through the extension's
 // host bridge (AppBridge), which hands the view the result and carries the
 // view's tool calls to the server. What it met goes into #host (or #error):
@@ -32,14 +33,15 @@ try {
   await client.connect(transport);
   report.protocolVersion = client.getNegotiatedProtocolVersion();
   const { tools } = await client.listTools();
-  const tool = tools.find((t) => t.name === 'get_trip');
+  const name = params.get('tool') || 'get_trip';
+  const args = params.get('args') ? JSON.parse(params.get('args')) : { id: params.get('trip') };
+  const tool = tools.find((t) => t.name === name);
   report.resourceUri = tool?._meta?.ui?.resourceUri;
   const read = await client.readResource({ uri: report.resourceUri });
   const html = read.contents[0].text;
   report.viewBytes = html.length;
   report.mimeType = read.contents[0].mimeType;
-  const args = { id: params.get('trip') };
-  const result = await client.callTool({ name: 'get_trip', arguments: args });
+  const result = await client.callTool({ name, arguments: args });
 
   const frame = document.createElement('iframe');
   frame.id = 'view';
