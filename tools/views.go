@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"cairn.dev/cairn/registry"
@@ -69,7 +68,7 @@ func declaresViews(caps *mcp.ClientCapabilities) bool {
 // (2026-07-28). Nil when the request carries none.
 func requestCapabilities(req mcp.Request) *mcp.ClientCapabilities {
 	switch r := req.(type) {
-	case *mcp.InitializeRequest:
+	case *mcp.ServerRequest[*mcp.InitializeParams]:
 		if r.Params != nil {
 			return r.Params.Capabilities
 		}
@@ -125,8 +124,11 @@ func (f *Face) mountViews(reg *registry.Registry) {
 		body := string(v.HTML)
 		meta := viewMeta(v)
 		f.server.AddResource(res, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			if req.Params == nil || req.Params.URI != res.URI {
-				return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "unknown resource"}
+			if req.Params == nil {
+				return nil, mcp.ResourceNotFoundError("")
+			}
+			if req.Params.URI != res.URI {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
 				{URI: res.URI, MIMEType: ViewMIMEType, Text: body, Meta: meta},

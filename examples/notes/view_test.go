@@ -80,4 +80,23 @@ func TestTheNoteViewShowsOnlyToHostsOfTheExtension(t *testing.T) {
 		"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", tools.Revision20251125)
 	require.Equal(t, http.StatusOK, old.Status, string(old.Body))
 	require.Equal(t, 3, strings.Count(string(old.Body), `"resourceUri":"`+notes.NoteView.URI+`"`), string(old.Body))
+
+	// 2025-11-25's initialize carries the capabilities: the extension is
+	// answered to the client declaring it, and to it alone.
+	for _, c := range []struct {
+		caps map[string]any
+		want bool
+	}{
+		{map[string]any{"extensions": map[string]any{tools.UIExtension: map[string]any{"mimeTypes": []string{tools.ViewMIMEType}}}}, true},
+		{map[string]any{"extensions": map[string]any{tools.UIExtension: map[string]any{}}}, true},
+		{map[string]any{"extensions": map[string]any{tools.UIExtension: map[string]any{"mimeTypes": []string{"text/html"}}}}, false},
+		{map[string]any{}, false},
+	} {
+		res := a.Do(t, http.MethodPost, "/mcp", tok, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+			"params": map[string]any{"protocolVersion": tools.Revision20251125, "capabilities": c.caps,
+				"clientInfo": map[string]any{"name": "host", "version": "1"}}},
+			"Accept", "application/json, text/event-stream")
+		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+		require.Equal(t, c.want, strings.Contains(string(res.Body), `"`+tools.UIExtension+`"`), "%v: %s", c.caps, res.Body)
+	}
 }
