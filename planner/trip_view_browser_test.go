@@ -238,6 +238,17 @@ func TestATripViewInAnAppHost(t *testing.T) {
 	chosen := apptest.Call(t, e.mcp, "get_stage", map[string]any{"id": id, "stageId": day})
 	require.Equal(t, want, chosen.Structured["selectedAccommodation"].(map[string]any)["id"], "the night's place is chosen")
 
+	// share_trip answers the address, not the days: the view reads the
+	// trip it shared through the host and draws it under the address.
+	args, err = json.Marshal(map[string]any{"id": id})
+	require.NoError(t, err)
+	frame = show("light", "640px", url.Values{"tool": {"share_trip"}, "args": {string(args)}})
+	said, err = chromedp.Run(ctx, chromedp.Poll[string](`document.querySelectorAll('#days > li.day').length === 31 && document.querySelector('#said').textContent`,
+		chromedp.WithPollingInFrame(frame), chromedp.WithPollingTimeout(15*time.Second)))
+	require.NoError(t, err)
+	require.Contains(t, said, a.URL+"/s/", "the address shared")
+	require.Contains(t, report(), `"name":"get_trip"`, "read through the host")
+
 	mu.Lock()
 	defer mu.Unlock()
 	sent := 0

@@ -5,7 +5,7 @@
 // refused, and a confirmation asked for is shown to the person first.
 var COLORS = ['#2d6a4f', '#bc4749', '#1d4e89', '#b5651d'];
 var SVG = 'http://www.w3.org/2000/svg';
-var trip = null, stage = null, lang = 'en';
+var trip = null, stage = null, lang = 'en', input = {};
 var $ = function (id) { return document.getElementById(id); };
 var w = function (key, args) {
   var t = (WORDS[lang] || WORDS.en)[key] || WORDS.en[key] || key;
@@ -201,8 +201,9 @@ function refresh(tries) {
     if (!s || g.isError) return;
     var busy = s.partial || (s.trip && s.trip.computing && s.trip.computing.length);
     if (busy && tries > 0) { setTimeout(function () { refresh(tries - 1); }, 1000 * Math.min(s.retryAfter || 1, 5)); return; }
+    var note = $('said').textContent;
     show(s);
-    say('');
+    if (note === w('done')) say('');
   });
 }
 
@@ -213,13 +214,15 @@ function show(s) {
   if (s.settings && s.partial) { say(s.note || w('no_days')); if (!trip || !trip.days) $('summary').textContent = w('no_days'); return; }
   if (s.trip && s.dayNumber) { drawStage(s); return; }
   // A change (create_trip, an edit, share_trip) answers the version and
-  // what comes next: the days are told once read.
-  trip = trip || { id: s.id };
-  if (s.version) trip.version = s.version;
+  // what comes next, not the days: the trip it names (the call's id, or
+  // the created trip's) is read through the host, and drawn.
+  var id = s.computationStatus ? s.id : input.id;
   if (s.url) say(w('shared_at', { url: s.url }));
   else if (s.next) say(s.next);
-  if (!trip.days) $('summary').textContent = w('no_days');
+  if (!trip || !trip.days) $('summary').textContent = w('no_days');
+  if (id) { trip = { id: id }; stage = null; refresh(20); }
 }
 
 view.on('context', function (c) { if (c && c.locale && !trip) { var l = c.locale.slice(0, 2); if (WORDS[l]) lang = l; } });
+view.on('input', function (p) { input = (p && p.arguments) || {}; });
 view.on('result', function (r) { if (r && !r.isError) show(r.structuredContent); });
