@@ -19,7 +19,7 @@ import (
 // chromium starts headless Chromium for the test: the one installed from
 // Debian's packages (.ci/run installs it), or CAIRN_CHROMIUM. Without it the
 // test skips loudly, and fails under CI=true.
-func chromium(t *testing.T) context.Context {
+func chromium(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := os.Getenv("CAIRN_CHROMIUM")
 	if path == "" {
@@ -36,6 +36,7 @@ func chromium(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()))
+	opts = append(opts, more...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)

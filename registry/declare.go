@@ -126,6 +126,9 @@ type ToolSpec struct {
 	Title  string
 	Action string // non-empty when the tool groups several operations
 	Motive Motive
+	// View is the HTML view a host may show beside the tool's results
+	// (Viewed); nil for none.
+	View *View
 }
 
 // Tool declares the MCP tool serving an operation.

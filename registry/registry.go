@@ -441,6 +441,7 @@ func (r *Registry) Check() error {
 		}
 	}
 	problems = append(problems, routeProblems(r.Operations())...)
+	problems = append(problems, viewProblems(r.Operations())...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}

@@ -48,8 +48,8 @@ type Face struct {
 	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 	texts   *texts                           // the texts of recent results
 	reg     *registry.Registry
-	tasks   TaskStore // nil: no call becomes a task
-	locales *registry.Locales                // locale.go
+	tasks   TaskStore         // nil: no call becomes a task
+	locales *registry.Locales // locale.go
 }
 
 // New returns the MCP face adding tools to server.
@@ -70,9 +70,13 @@ func (f *Face) Mount(reg *registry.Registry) {
 		// tools/list would marshal every schema map again on every call
 		// (over half its cost): they are marshalled once, here.
 		t.InputSchema = marshalledOnce(t.InputSchema)
+		if v := ops[0].Tool.View; v != nil {
+			t.Meta = link(v)
+		}
 		f.server.AddTool(t, f.handler(ops))
 		f.ops[t.Name] = ops
 	}
+	f.mountViews(reg)
 }
 
 // ListCallable makes tools/list answer only the tools the caller's token

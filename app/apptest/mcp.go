@@ -204,3 +204,13 @@ func (a *App) Current(t testing.TB, token, method, name string, caps map[string]
 	}
 	return out
 }
+
+// WithViews declares the MCP Apps extension among the client's
+// capabilities, with the view type among its types, as a host that shows
+// views does.
+func WithViews(o *mcp.ClientOptions) {
+	if o.Capabilities == nil {
+		o.Capabilities = &mcp.ClientCapabilities{}
+	}
+	o.Capabilities.AddExtension(tools.UIExtension, map[string]any{"mimeTypes": []string{tools.ViewMIMEType}})
+}

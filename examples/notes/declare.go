@@ -26,7 +26,7 @@ func (n *Notes) Declare(reg *registry.Registry) {
 		ID:      "notes.get",
 		Summary: "Read a note",
 		HTTP:    registry.Get("/notes/{id}"),
-		Tool:    registry.Tool("get_note", "Read one of the caller's notes by id: its title, text, whether it is archived, and the version update_note needs."),
+		Tool:    registry.Tool("get_note", "Read one of the caller's notes by id: its title, text, whether it is archived, and the version update_note needs.").Viewed(NoteView),
 
 		Scope:        ScopeRead,
 		Owner:        registry.ByURIVariable("id", n.store.Owns),
@@ -45,7 +45,7 @@ func (n *Notes) Declare(reg *registry.Registry) {
 		ID:      "notes.create",
 		Summary: "Create a note",
 		HTTP:    registry.Post("/notes", http.StatusCreated),
-		Tool:    registry.Tool("create_note", "Create a note with a title and an optional text; answers its id and version. Repeating the same call within five minutes answers the same note instead of making a second one."),
+		Tool:    registry.Tool("create_note", "Create a note with a title and an optional text; answers its id and version. Repeating the same call within five minutes answers the same note instead of making a second one.").Viewed(NoteView),
 
 		Scope:        ScopeWrite,
 		Owner:        registry.CallerOwned,
@@ -66,7 +66,7 @@ func (n *Notes) Declare(reg *registry.Registry) {
 		ID:      "notes.update",
 		Summary: "Change or archive a note",
 		HTTP:    registry.Patch("/notes/{id}", http.StatusOK),
-		Tool:    registry.Tool("update_note", "Change a note's title or text, or archive it (archived: true; an archived note can no longer be changed). Needs the version from get_note."),
+		Tool:    registry.Tool("update_note", "Change a note's title or text, or archive it (archived: true; an archived note can no longer be changed). Needs the version from get_note.").Viewed(NoteView),
 
 		Scope:        ScopeWrite,
 		Owner:        registry.ByURIVariable("id", n.store.Owns),

@@ -48,7 +48,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		ID:      "trips.create",
 		Summary: "Create a trip from a route address",
 		HTTP:    registry.Post("/trips", http.StatusAccepted),
-		Tool:    registry.Tool("create_trip", "Create a trip from the https address of a route (Komoot, Strava or RideWithGPS) and optional settings. Answers at once; the days are computed in the background, so poll get_trip until partial is false."),
+		Tool:    registry.Tool("create_trip", "Create a trip from the https address of a route (Komoot, Strava or RideWithGPS) and optional settings. Answers at once; the days are computed in the background, so poll get_trip until partial is false.").Viewed(TripView),
 
 		Scope:        scopes.TripsWrite,
 		Owner:        registry.CallerOwned,
@@ -92,7 +92,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		ID:      "trips.get",
 		Summary: "Read a trip: settings, then one line per day",
 		HTTP:    registry.Get("/trips/{id}/detail"),
-		Tool:    registry.Tool("get_trip", "Read one trip as a digest: its settings, then one line per day. Says partial: true while the days are still being computed. Publishes the version that writes need."),
+		Tool:    registry.Tool("get_trip", "Read one trip as a digest: its settings, then one line per day. Says partial: true while the days are still being computed. Publishes the version that writes need.").Viewed(TripView),
 
 		Scope:        scopes.TripsRead,
 		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),

@@ -29,7 +29,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 		ID:      "stages.get",
 		Summary: "Read one day in full",
 		HTTP:    registry.Get("/trips/{id}/stages/{stageId}/detail"),
-		Tool:    registry.Tool("get_stage", "Read one day in full: alerts, weather, resupply, accommodations, events. stageId from get_trip."),
+		Tool:    registry.Tool("get_stage", "Read one day in full: alerts, weather, resupply, accommodations, events. stageId from get_trip.").Viewed(TripView),
 
 		Scope:        scopes.TripsRead,
 		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead).Within("stageId"),
@@ -47,7 +47,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[AddStageInput, StageEdit]{
 		ID: "stages.add", Summary: "Add a day",
 		HTTP: registry.Post("/trips/{id}/stages", http.StatusAccepted),
-		Tool: registry.ToolAction(editStages, editStagesDoc, "add"),
+		Tool: registry.ToolAction(editStages, editStagesDoc, "add").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeAdd, Validate: registry.ValidateWith(validateDays),
@@ -61,7 +61,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[UpdateStageInput, StageEdit]{
 		ID: "stages.update", Summary: "Change a day: label, ends, or length",
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}", http.StatusAccepted),
-		Tool: registry.ToolAction(editStages, editStagesDoc, "update"),
+		Tool: registry.ToolAction(editStages, editStagesDoc, "update").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeUpdateStage, Validate: registry.ValidateWith(validateDays),
@@ -75,7 +75,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[MoveStageInput, StageEdit]{
 		ID: "stages.move", Summary: "Move a day to another place in the order",
 		HTTP: registry.Patch("/trips/{id}/stages/{stageId}/move", http.StatusAccepted),
-		Tool: registry.ToolAction(editStages, editStagesDoc, "move"),
+		Tool: registry.ToolAction(editStages, editStagesDoc, "move").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeMove, Validate: registry.ValidateWith(validateDays),
@@ -89,7 +89,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NoInput, StageEdit]{
 		ID: "stages.delete", Summary: "Delete a day (merged into a neighbour to keep the route whole)",
 		HTTP: registry.Delete("/trips/{id}/stages/{stageId}"),
-		Tool: registry.ToolAction(editStages, editStagesDoc, "delete"),
+		Tool: registry.ToolAction(editStages, editStagesDoc, "delete").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeDelete, Validate: registry.ValidateWith(validateDays),
@@ -103,7 +103,7 @@ func (t *Trips) declareStages(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NoInput, StageEdit]{
 		ID: "stages.rest_day", Summary: "Insert a rest day after a day",
 		HTTP: registry.Post("/trips/{id}/stages/{stageId}/rest-day", http.StatusAccepted),
-		Tool: registry.ToolAction(editStages, editStagesDoc, "rest_day"),
+		Tool: registry.ToolAction(editStages, editStagesDoc, "rest_day").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: registry.ByURIVariable("id", t.store.Owns).Within("stageId"), RateLimit: registry.NoRateLimit,
 		Load: t.loadEditable, Merge: t.mergeRestDay, Validate: registry.ValidateWith(validateDays),

@@ -212,7 +212,7 @@ func (t *Trips) declareShares(reg *registry.Registry) {
 	registry.Add(reg, registry.Op[NoInput, Shared]{
 		ID: "shares.create", Summary: "Share a trip: a public address and its file links",
 		HTTP: registry.Post("/trips/{id}/share", http.StatusCreated),
-		Tool: registry.Tool("share_trip", "Make a public address for a trip, readable without a token, and the link to its GPX file. Hand over the link rather than the file. Refused while the trip is shared already."),
+		Tool: registry.Tool("share_trip", "Make a public address for a trip, readable without a token, and the link to its GPX file. Hand over the link rather than the file. Refused while the trip is shared already.").Viewed(TripView),
 
 		Scope: scopes.TripsWrite, Owner: owner, RateLimit: registry.NoRateLimit,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,

@@ -67,9 +67,12 @@ type StageDetail struct {
 // StageTrip is the trip as a day's read carries it: what a write needs,
 // and which computations have not settled (get_trip has every status).
 type StageTrip struct {
-	ID        string   `json:"id" doc:"The trip's id."`
-	Version   int64    `json:"version" doc:"Structural version; send it back to change the trip."`
-	IsLocked  bool     `json:"isLocked" doc:"True once the trip has started."`
+	ID       string `json:"id" doc:"The trip's id."`
+	Version  int64  `json:"version" doc:"Structural version; send it back to change the trip."`
+	IsLocked bool   `json:"isLocked" doc:"True once the trip has started."`
+	// Locale lets a view of the day speak the trip's language, as its
+	// alerts do.
+	Locale    string   `json:"locale,omitempty" text:"own" doc:"The trip's language (en or fr), that of the day's alerts."`
 	Computing []string `json:"computing,omitempty" text:"own" doc:"The computations still pending or running: read again once they settle."`
 	Failed    []string `json:"failed,omitempty" text:"own" doc:"The computations that failed."`
 }
@@ -98,7 +101,7 @@ type Coordinate struct {
 }
 
 func stageTrip(tr *Trip, now time.Time) StageTrip {
-	out := StageTrip{ID: tr.ID, Version: tr.Version, IsLocked: Locked(tr, now)}
+	out := StageTrip{ID: tr.ID, Version: tr.Version, IsLocked: Locked(tr, now), Locale: tr.Locale}
 	for _, name := range Computations {
 		switch tr.ComputationStatus[name] {
 		case StatusPending, StatusRunning:
