@@ -48,8 +48,8 @@ type Face struct {
 	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 	texts   *texts                           // the texts of recent results
 	reg     *registry.Registry
-	tasks   TaskStore // nil: no call becomes a task
-	locales *registry.Locales                // locale.go
+	tasks   TaskStore         // nil: no call becomes a task
+	locales *registry.Locales // locale.go
 }
 
 // New returns the MCP face adding tools to server.
@@ -417,6 +417,9 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		}
 		f.mapArguments(c, args)
 		f.speak(req, c)
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			c.Progresser = progressOf{session: req.Session, token: tok}
+		}
 		inBand := c.Op.Confirm.Asks() && asksInBand(req)
 		switch {
 		case inBand:

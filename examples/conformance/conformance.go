@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -167,7 +168,44 @@ func Declare(reg *registry.Registry) {
 		fixed(text("stream observed: result frames only, no top-level requests")))
 	fixture(reg, "test_logging_tool", "logging", "Answers a plain result and logs nothing.",
 		fixed(text("nothing was logged")))
+	declareProgress(reg)
 	declareJobs(reg)
+}
+
+// declareProgress declares test_tool_with_progress: three steps of work
+// 50 ms apart, each reported to a caller that follows the call's progress.
+func declareProgress(reg *registry.Registry) {
+	const description = "Works in three steps, reporting each as progress."
+	registry.Add(reg, registry.Op[NoInput, Answer]{
+		ID:      "fixtures.test_tool_with_progress",
+		Summary: description,
+		HTTP:    registry.Get("/fixtures/progress"),
+		Tool:    registry.Tool("test_tool_with_progress", description),
+
+		Scope:        ScopeUse,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (Answer, error) {
+			for i, done := range []float64{0, 50, 100} {
+				if i > 0 {
+					select {
+					case <-ctx.Done():
+						return Answer{}, ctx.Err()
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+				c.Progress(ctx, done, 100, "")
+			}
+			return Answer{Blocks: []AnswerBlock{text("worked in three steps")}}, nil
+		},
+	})
 }
 
 var errIntentional = errors.New("intentional")
