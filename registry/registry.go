@@ -166,8 +166,9 @@ type Declarer func(reg *Registry)
 
 // Registry is the list of declared operations and the scopes they use.
 type Registry struct {
-	ops    []*Operation
-	scopes []ScopeDoc
+	ops     []*Operation
+	scopes  []ScopeDoc
+	prompts []Prompt // prompt.go
 
 	locales     *Locales // locale.go
 	localesOnce sync.Once
@@ -441,6 +442,7 @@ func (r *Registry) Check() error {
 		}
 	}
 	problems = append(problems, routeProblems(r.Operations())...)
+	problems = append(problems, r.promptProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}

@@ -32,6 +32,7 @@ var served = []string{
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
 	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
 	"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
