@@ -20,7 +20,7 @@ func TestConformanceSuite(t *testing.T) {
 		revision string
 		want     []string // the scenarios that need no fixture
 	}{
-		{"2026-07-28", []string{"tools-list", "server-sse-multiple-streams", "resources-list", "sep-2164-resource-not-found",
+		{"2026-07-28", []string{"tools-list", "http-header-validation", "server-sse-multiple-streams", "resources-list", "sep-2164-resource-not-found",
 			"prompts-list", "dns-rebinding-protection", "caching", "completion-complete",
 			"input-required-result-unsupported-methods", "input-required-result-missing-input-response",
 			"input-required-result-ignore-extra-params", "input-required-result-validate-input", "tasks-status-notifications"}},

@@ -166,8 +166,9 @@ type Declarer func(reg *Registry)
 
 // Registry is the list of declared operations and the scopes they use.
 type Registry struct {
-	ops    []*Operation
-	scopes []ScopeDoc
+	ops     []*Operation
+	scopes  []ScopeDoc
+	prompts []Prompt // prompt.go
 
 	locales     *Locales // locale.go
 	localesOnce sync.Once
@@ -442,6 +443,7 @@ func (r *Registry) Check() error {
 	}
 	problems = append(problems, routeProblems(r.Operations())...)
 	problems = append(problems, viewProblems(r.Operations())...)
+	problems = append(problems, r.promptProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
@@ -494,6 +496,12 @@ type Asker interface {
 	Ask(ctx context.Context, impact Impact) (bool, error)
 }
 
+// Progresser tells the caller how far a call's work has gone, when the face
+// can (MCP: notifications/progress to the request's progress token).
+type Progresser interface {
+	Progress(ctx context.Context, done, total float64, message string)
+}
+
 // Call is the transport-neutral call every guard judges. Each face maps its
 // own artefacts (headers, path, JSON-RPC arguments) onto it; if a guard needs
 // something new, the face that owns it adds a field here.
@@ -541,6 +549,9 @@ type Call struct {
 	ConfirmationToken string          // the confirmation header, or "confirmationToken"
 	Files             map[string]File // uploaded files (HTTP uploads only)
 	Asker             Asker           // nil when the face cannot ask a person
+	// Progresser is set by a face whose caller asked to follow the call's
+	// progress; handlers report through Call.Progress.
+	Progresser Progresser
 	// LastEventID is the id of the last event a reconnecting stream
 	// received (Last-Event-ID), as sent: a stream resumes after it.
 	LastEventID string
@@ -560,6 +571,15 @@ type ConfirmationRequest struct {
 	Impact    Impact    `json:"impact"`
 	Token     string    `json:"confirmationToken"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// Progress reports how far the handler's work has gone (done of total,
+// total 0 when unknown) to a caller that asked to follow it, and does
+// nothing otherwise: a handler reports without knowing the face.
+func (c *Call) Progress(ctx context.Context, done, total float64, message string) {
+	if c.Progresser != nil {
+		c.Progresser.Progress(ctx, done, total, message)
+	}
 }
 
 // Var returns the URI variable v.

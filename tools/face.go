@@ -48,8 +48,10 @@ type Face struct {
 	ops     map[string][]*registry.Operation // per tool name: the operations it serves
 	texts   *texts                           // the texts of recent results
 	reg     *registry.Registry
-	tasks   TaskStore         // nil: no call becomes a task
-	locales *registry.Locales // locale.go
+	tasks   TaskStore                  // nil: no call becomes a task
+	locales *registry.Locales          // locale.go
+	prompts map[string]registry.Prompt // prompts.go
+	auth    *guards.Authenticate       // resolves tokens outside the chain (ListCallable)
 }
 
 // New returns the MCP face adding tools to server.
@@ -77,17 +79,23 @@ func (f *Face) Mount(reg *registry.Registry) {
 		f.ops[t.Name] = ops
 	}
 	f.mountViews(reg)
+	f.mountPrompts(reg)
 }
 
 // ListCallable makes tools/list answer only the tools the caller's token
 // may call (a read-only token lists only the reads): a model pays for every
 // tool listed, and one it cannot call only earns it a refusal. The token is
-// resolved by the same Authenticator the authenticate guard uses.
+// resolved by the same Authenticator the authenticate guard uses. The
+// prompts are offered the same way (prompts.go).
 func (f *Face) ListCallable(tokens guards.Authenticator) {
 	auth := guards.Authenticate{Tokens: tokens}
+	f.auth = &auth
 	f.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
+			if prompts, ok := res.(*mcp.ListPromptsResult); ok && err == nil {
+				return f.keepGettable(ctx, req, prompts), nil
+			}
 			list, ok := res.(*mcp.ListToolsResult)
 			if err != nil || method != "tools/list" || !ok {
 				return res, err
@@ -421,6 +429,9 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		}
 		f.mapArguments(c, args)
 		f.speak(req, c)
+		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+			c.Progresser = progressOf{session: req.Session, token: tok}
+		}
 		inBand := c.Op.Confirm.Asks() && asksInBand(req)
 		switch {
 		case inBand:

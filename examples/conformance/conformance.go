@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"time"
 
 	"go.uber.org/fx"
 
@@ -22,8 +24,13 @@ import (
 	"cairn.dev/cairn/registry"
 )
 
-// ScopeUse is the one scope of the product: calling its fixtures.
-const ScopeUse registry.Scope = "conformance:use"
+// The product's scopes.
+const (
+	// ScopeUse calls its fixture tools.
+	ScopeUse registry.Scope = "conformance:use"
+	// ScopePrompts gets its prompts.
+	ScopePrompts registry.Scope = "conformance:prompts"
+)
 
 // Version is the product's version.
 const Version = "0.1.0"
@@ -139,6 +146,7 @@ func fixture[I any](reg *registry.Registry, tool, path, description string, answ
 // Declare adds the product's scope and fixtures to reg.
 func Declare(reg *registry.Registry) {
 	reg.DeclareScope(ScopeUse, registry.WriteScope, "Call the conformance fixtures.")
+	reg.DeclareScope(ScopePrompts, registry.ReadScope, "Get the conformance prompts.")
 	fixed := func(bs ...AnswerBlock) func(*NoInput) (Answer, error) {
 		return func(*NoInput) (Answer, error) { return Answer{Blocks: bs}, nil }
 	}
@@ -167,7 +175,80 @@ func Declare(reg *registry.Registry) {
 		fixed(text("stream observed: result frames only, no top-level requests")))
 	fixture(reg, "test_logging_tool", "logging", "Answers a plain result and logs nothing.",
 		fixed(text("nothing was logged")))
+	declareProgress(reg)
 	declareJobs(reg)
+	declarePrompts(reg)
+}
+
+// declarePrompts declares the suite's prompts: a text, one with
+// arguments, one with an image and one embedding a resource.
+func declarePrompts(reg *registry.Registry) {
+	say := func(b AnswerBlock) registry.Message {
+		return registry.Message{Role: registry.RoleUser, Block: registry.Block{Kind: b.Type, Text: b.Text, Data: b.Data, MIMEType: b.MIMEType, URI: b.URI}}
+	}
+	fixed := func(bs ...AnswerBlock) func(context.Context, map[string]string) ([]registry.Message, error) {
+		return func(context.Context, map[string]string) ([]registry.Message, error) {
+			out := make([]registry.Message, len(bs))
+			for i, b := range bs {
+				out[i] = say(b)
+			}
+			return out, nil
+		}
+	}
+	reg.DeclarePrompt(registry.Prompt{Name: "test_simple_prompt", Description: "A simple prompt, without arguments.", Scope: ScopePrompts,
+		Render: fixed(text("This is a simple prompt for testing."))})
+	reg.DeclarePrompt(registry.Prompt{Name: "test_prompt_with_arguments", Description: "A prompt of two arguments.", Scope: ScopePrompts,
+		Arguments: []registry.PromptArgument{
+			{Name: "arg1", Description: "First test argument", Required: true},
+			{Name: "arg2", Description: "Second test argument", Required: true},
+		},
+		Render: func(_ context.Context, args map[string]string) ([]registry.Message, error) {
+			return []registry.Message{say(text(fmt.Sprintf("Prompt with arguments: arg1='%s', arg2='%s'", args["arg1"], args["arg2"])))}, nil
+		}})
+	reg.DeclarePrompt(registry.Prompt{Name: "test_prompt_with_image", Description: "A prompt showing an image.", Scope: ScopePrompts,
+		Render: fixed(image(), text("Please analyze the image above."))})
+	reg.DeclarePrompt(registry.Prompt{Name: "test_prompt_with_embedded_resource", Description: "A prompt embedding a resource.", Scope: ScopePrompts,
+		Arguments: []registry.PromptArgument{{Name: "resourceUri", Description: "URI of the resource to embed", Required: true}},
+		Render: func(_ context.Context, args map[string]string) ([]registry.Message, error) {
+			return []registry.Message{say(resource(args["resourceUri"], "Embedded resource content for testing.")),
+				say(text("Please process the embedded resource above."))}, nil
+		}})
+}
+
+// declareProgress declares test_tool_with_progress: three steps of work
+// 50 ms apart, each reported to a caller that follows the call's progress.
+func declareProgress(reg *registry.Registry) {
+	const description = "Works in three steps, reporting each as progress."
+	registry.Add(reg, registry.Op[NoInput, Answer]{
+		ID:      "fixtures.test_tool_with_progress",
+		Summary: description,
+		HTTP:    registry.Get("/fixtures/progress"),
+		Tool:    registry.Tool("test_tool_with_progress", description),
+
+		Scope:        ScopeUse,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (Answer, error) {
+			for i, done := range []float64{0, 50, 100} {
+				if i > 0 {
+					select {
+					case <-ctx.Done():
+						return Answer{}, ctx.Err()
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+				c.Progress(ctx, done, 100, "")
+			}
+			return Answer{Blocks: []AnswerBlock{text("worked in three steps")}}, nil
+		},
+	})
 }
 
 var errIntentional = errors.New("intentional")

@@ -30,8 +30,9 @@ func TestRegistryCovered(t *testing.T) {
 var served = []string{
 	"tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
-	"server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete",
+	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
 	"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
@@ -80,7 +81,8 @@ func TestKit(t *testing.T) {
 		return apptest.Request{Vars: map[string]string{"id": out.Body["id"].(string)}}
 	}}
 	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
-		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool"} {
+		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool",
+		"test_tool_with_progress"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
 	}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)

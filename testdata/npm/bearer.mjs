@@ -1,8 +1,10 @@
 // Preload (node --import) that gives the conformance suite a bearer token:
 // every request to CAIRN_ORIGIN carries Authorization: Bearer CAIRN_TOKEN,
 // and no request elsewhere does. The suite has no option of its own for
-// it, and sends both with fetch and with undici's request: both go through
-// undici's global dispatcher, which this replaces.
+// it, and sends both with fetch and with undici's request (both go through
+// undici's global dispatcher, which this replaces) and raw requests with
+// node:http (which this wraps).
+import http from 'node:http';
 import { Agent, setGlobalDispatcher } from 'undici';
 
 const origin = process.env.CAIRN_ORIGIN;
@@ -27,4 +29,18 @@ if (origin && token) {
       return dispatch(opts, handler);
     }),
   );
+}
+
+// The suite also sends raw requests with node:http (its header-validation
+// scenarios): they carry the token too, so what they test is the headers.
+if (origin && token) {
+  const request = http.request;
+  http.request = function (options, ...rest) {
+    if (options && typeof options === 'object' && !(options instanceof URL)) {
+      const host = options.hostname ?? options.host;
+      const port = options.port ? `:${options.port}` : '';
+      if (`http://${host}${port}` === origin) options = { ...options, headers: withToken(options.headers) };
+    }
+    return request.call(this, options, ...rest);
+  };
 }
