@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,10 +77,12 @@ func requestCapabilities(req mcp.Request) *mcp.ClientCapabilities {
 	case interface {
 		ClientCapabilities() *mcp.ClientCapabilities
 	}:
-		if req.GetParams() == nil {
+		// A request without params (a ping) holds a typed nil.
+		p := req.GetParams()
+		if p == nil || reflect.ValueOf(p).IsNil() {
 			return nil
 		}
-		if _, ok := req.GetParams().GetMeta()[mcp.MetaKeyClientCapabilities]; !ok {
+		if _, ok := p.GetMeta()[mcp.MetaKeyClientCapabilities]; !ok {
 			return nil
 		}
 		return r.ClientCapabilities()
