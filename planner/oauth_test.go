@@ -123,7 +123,7 @@ func TestOAuthWithTheSDKClient(t *testing.T) {
 			// Revoked, the access token is refused with a challenge that
 			// starts the client over.
 			for _, revoked := range []string{access, refreshed} {
-				status, _ = c.post("/oauth/revoke", url.Values{"token": {revoked}})
+				status, _ = c.post("/oauth/revoke", url.Values{"token": {revoked}, "client_id": {clientID}})
 				require.Equal(t, http.StatusOK, status)
 			}
 			st, challenge := mcpStatus(t, a, access, "list_trips")
@@ -371,6 +371,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		next := body["access_token"].(string)
 		st, _ = mcpStatus(t, a, next, "list_trips")
 		require.Equal(t, http.StatusOK, st)
+		// Its grace over (moved to the past rather than waited for), the
+		// spent refresh token presented again ends the grant.
+		_, err := a.DB.NewUpdate().Table("oauth_refresh_tokens").Set("used_at = ?", time.Now().Add(-accounts.RefreshGrace-time.Second)).
+			Where("digest = ?", digestOf(refreshTok)).Exec(context.Background())
+		require.NoError(t, err)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}})
 		require.Equal(t, http.StatusBadRequest, status, "a refresh token is spent by its rotation")
 		require.Equal(t, "invalid_grant", body["error"])
@@ -381,7 +386,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusOK, status, body)
 		access, refreshTok = body["access_token"].(string), body["refresh_token"].(string)
 		for _, tok := range []string{access, refreshTok} {
-			status, _ = c.post("/oauth/revoke", url.Values{"token": {tok}})
+			status, _ = c.post("/oauth/revoke", url.Values{"token": {tok}, "client_id": {c.id}})
 			require.Equal(t, http.StatusOK, status)
 		}
 		st, _ = mcpStatus(t, a, access, "list_trips")
