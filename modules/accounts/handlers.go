@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
@@ -175,8 +176,9 @@ func (a *Auth) updateMe(ctx context.Context, c *registry.Call, in *PatchMeInput)
 // exports-and-sharing.md: the user's records (each Holder's), refresh
 // tokens and magic links, access requests for the
 // address, then the user row. Devices, notification preferences, pending
-// address changes and every access token go too: nothing is left that a
-// token or a link could reach.
+// address changes, every access token and the guards' records of the
+// person go too, and kept mail to the address after the commit: nothing
+// is left that a token or a link could reach, nor a row that names them.
 // AccountDeleted answers the deletion (204); it clears the refresh
 // cookie when the call carried one.
 type AccountDeleted struct{ clear bool }
@@ -203,6 +205,7 @@ func (a *Auth) deleteImpact(context.Context, *registry.Call) (registry.Impact, e
 
 func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (AccountDeleted, error) {
 	id := c.UserID()
+	var email string
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
 		u, err := a.caller(ctx, c)
 		if err != nil {
@@ -232,15 +235,26 @@ func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (Acco
 				return err
 			}
 		}
-		if _, err := db.NewUpdate().Table("access_tokens").Set("revoked_at = ?", a.now()).
-			Where("user_id = ? AND revoked_at IS NULL", id).Exec(ctx); err != nil {
-			return err
+		// Every token row goes, not only its validity: nothing is kept
+		// that names the account. The guards' records of the person too:
+		// idempotency keys and confirmation tokens.
+		for _, table := range []string{"access_tokens", "idempotency_keys", "confirmation_tokens"} {
+			if _, err := db.NewDelete().Table(table).Where("user_id = ?", id).Exec(ctx); err != nil {
+				return err
+			}
 		}
+		email = u.Email
 		return nil
 	})
 	a.store.forget() // this replica refuses the tokens at once; others within the cache's TTL
 	if err != nil {
 		return AccountDeleted{}, err
+	}
+	if f, ok := a.mail.(mail.Forgetter); ok {
+		// Kept mail (the outbox) names the address and carries its links.
+		if err := f.Forget(ctx, email); err != nil {
+			a.log.ErrorContext(ctx, "the deleted account's kept mail could not be removed", "user", id, "err", err)
+		}
 	}
 	return AccountDeleted{clear: c.Cookies[RefreshCookie] != ""}, nil
 }

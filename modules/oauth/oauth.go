@@ -64,7 +64,8 @@ const (
 // provides an Issuer.
 var Module = fx.Module("oauth", fx.Provide(New,
 	fx.Annotate(routes, fx.ResultTags(`group:"infrastructure,flatten"`)),
-	fx.Annotate(func(s *Server) registry.Declarer { return s.Declare }, fx.ResultTags(`group:"declarations"`))))
+	fx.Annotate(func(s *Server) registry.Declarer { return s.Declare }, fx.ResultTags(`group:"declarations"`)),
+	fx.Annotate(func(db *bun.DB) accounts.Holder { return NewGrants(db) }, fx.ResultTags(`group:"account_holders"`))))
 
 type params struct {
 	fx.In
