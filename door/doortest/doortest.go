@@ -78,7 +78,17 @@ func LinkToken(t testing.TB, a *apptest.App, email string) string {
 	res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email},
 		"X-Forwarded-For", ClientAddress())
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	Settle(t)
 	return OutboxLink(t, a, email, "/auth/verify/")
+}
+
+// Settle waits for the sign-in links asked for so far to be mailed: they
+// are mailed off the request path.
+func Settle(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, accounts.Settle(ctx), "the sign-in links asked for are mailed")
 }
 
 // SignIn signs a known person in by the mailed link, as the sign-in page

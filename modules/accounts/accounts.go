@@ -33,12 +33,13 @@ var Module = fx.Module("accounts", fx.Provide(NewStore, provideAuth))
 
 type authParams struct {
 	fx.In
-	Store    *Store
-	Mail     mail.Sender
-	Settings Settings
-	Words    Words
-	Holders  []Holder `group:"account_holders"`
-	Log      *slog.Logger
+	Lifecycle fx.Lifecycle
+	Store     *Store
+	Mail      mail.Sender
+	Settings  Settings
+	Words     Words
+	Holders   []Holder `group:"account_holders"`
+	Log       *slog.Logger
 }
 
 type authResult struct {
@@ -52,6 +53,7 @@ func provideAuth(p authParams) (authResult, error) {
 	if err != nil {
 		return authResult{}, err
 	}
+	p.Lifecycle.Append(fx.StopHook(a.Close)) // the links asked for are mailed before the process ends
 	return authResult{Auth: a, Declare: a.Declare}, nil
 }
 

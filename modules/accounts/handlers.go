@@ -57,25 +57,8 @@ func (a *Auth) requestLink(ctx context.Context, c *registry.Call, in *EmailInput
 		return Accepted{}, verr
 	}
 	neutral := Accepted{Message: linkRequested}
-	if c.Limited {
-		return neutral, nil // a silent limit: the same answer, nothing done
-	}
-	u, err := a.userByEmail(ctx, email)
-	if err != nil || u == nil {
-		return neutral, err
-	}
-	link, err := a.newMagicLink(ctx, u.ID, false)
-	if err != nil || link == "" {
-		return neutral, err // a pending link stays the only valid one
-	}
-	if err := a.mail.Send(ctx, a.message("sign-in", u.Locale, u.Email, link)); err != nil {
-		// The link cannot be used without its mail: forget it, so the next
-		// request makes one. The failure is reported to the operator (an
-		// error in the log), not in the answer: a refusal only known
-		// addresses could get would tell who has an account.
-		_, _ = storage.Conn(ctx, a.store.db).NewDelete().Table("magic_links").Where("user_id = ? AND consumed_at IS NULL", u.ID).Exec(ctx)
-		a.log.ErrorContext(ctx, "a sign-in link could not be mailed; the person has to ask again", "user", u.ID, "err", err)
-		return neutral, nil
+	if !c.Limited { // a silent limit: the same answer, nothing done
+		a.handOver(ctx, email) // courier.go: the same work whoever asks
 	}
 	return neutral, nil
 }

@@ -62,6 +62,7 @@ type Auth struct {
 	holders  []Holder
 	words    Words
 	now      func() time.Time
+	courier  courier // sign-in links, off the request path
 }
 
 // Holder is a module keeping records of a user: the account's deletion
