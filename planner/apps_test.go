@@ -87,6 +87,20 @@ func TestConnectedAppsPage(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, a.Do(t, http.MethodGet, "/trips", tok, nil).Status)
 	})
 
+	t.Run("no token with the account's scope", func(t *testing.T) {
+		// What the account scope permits (deleting the account, changing
+		// its address) is for the person in the browser, never a token's.
+		require.NotContains(t, page, `value="account"`, "the form does not offer it")
+		before := rows(t, a, "access_tokens", "name = ?", "acct")
+		res, answer := b.Do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"acct"},
+			"scopes": {"trips:read", "account"}, "expiresInDays": {"30"}})
+		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, answer)
+		require.Contains(t, answer, `"field":"scopes"`)
+		require.Contains(t, answer, "account")
+		require.NotRegexp(t, newTokenShown, answer)
+		require.Equal(t, before, rows(t, a, "access_tokens", "name = ?", "acct"), "no token made")
+	})
+
 	t.Run("an application's grant revoked", func(t *testing.T) {
 		res, _ := b.Do(http.MethodPost, a.URL+"/account/apps/grants/revoke", url.Values{"csrf": {csrf}, "clientId": {c.id}})
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)

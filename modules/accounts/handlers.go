@@ -386,12 +386,18 @@ func (a *Auth) emailChange(ctx context.Context, c *registry.Call, in *EmailChang
 	if email == u.Email {
 		return Accepted{}, registry.Invalid("the new address is the current one", registry.Violation{Field: "newEmail", Reason: "must differ from the current address"})
 	}
-	taken, err := storage.Conn(ctx, a.store.db).NewSelect().Table("users").Where("email = ?", email).Count(ctx)
+	owner, err := a.userByEmail(ctx, email)
 	if err != nil {
 		return Accepted{}, err
 	}
-	if taken > 0 {
-		return Accepted{}, registry.Invalid("the new address is already used", registry.Violation{Field: "newEmail", Reason: "is already used by an account"})
+	if owner != nil {
+		// The same answer as for a free address, so that the change
+		// cannot tell who has an account; the address's owner is told
+		// instead, and nothing can be confirmed.
+		if err := a.mail.Send(ctx, a.message("email-taken", owner.Locale, email, "")); err != nil {
+			return Accepted{}, registry.Unavailable("the confirmation could not be mailed; try again shortly", err)
+		}
+		return Accepted{Message: changeAccepted}, nil
 	}
 	token := randomHex(64)
 	now := a.now()
