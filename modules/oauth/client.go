@@ -71,16 +71,6 @@ func isLoopback(u *url.URL) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validRedirect accepts https redirects and loopback http ones, without a
-// fragment (RFC 6749 §3.1.2) or credentials.
-func validRedirect(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil || u.Fragment != "" || u.User != nil || u.Host == "" {
-		return false
-	}
-	return u.Scheme == "https" || isLoopback(u)
-}
-
 // client finds the client named by id: a metadata document's (fetched
 // when not kept fresh; its refusal a *ClientRefusal) or a registration's;
 // (nil, nil) for an unknown registration.
@@ -146,8 +136,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, u := range reg.RedirectURIs {
-		if !validRedirect(u) || strings.Contains(u, "\n") {
-			writeError(w, http.StatusBadRequest, "invalid_redirect_uri", "a redirect URI is https, or http on a loopback address, without a fragment: "+u)
+		if problem := redirectProblem(u); problem != "" {
+			writeError(w, http.StatusBadRequest, "invalid_redirect_uri", problem+": "+registry.Clip(u))
 			return
 		}
 	}

@@ -131,7 +131,11 @@ func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoIn
 	for _, sc := range parseScopes(a.Scope) {
 		v.Scopes = append(v.Scopes, scopeLine{Name: string(sc), Doc: docs[sc]})
 	}
-	back, _ := url.Parse(a.RedirectURI) // checked against the client's
+	back, err := url.Parse(a.RedirectURI) // checked against the client's
+	if err != nil || redirectProblem(a.RedirectURI) != "" {
+		// Kept before the grammar was this strict: it reaches no header.
+		return ConsentPage{}, registry.Fail(registry.KindNotFound, "the application's return address is no longer accepted here; start again from the application")
+	}
 	v.ReturnHost = back.Host
 	if cl.selfDescribed() {
 		u, _ := url.Parse(cl.ID) // checked before it was fetched
@@ -142,7 +146,7 @@ func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoIn
 		v.Host, v.Kind = back.Host, "Registered"
 		v.Registration = "It registered itself here (Dynamic Client Registration). Its name is its own claim, checked by nobody."
 	}
-	return ConsentPage{view: v, formTarget: back.Scheme + "://" + back.Host}, nil
+	return ConsentPage{view: v, formTarget: formSource(back)}, nil
 }
 
 // DecisionInput is what the consent form posts.
