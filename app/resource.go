@@ -46,6 +46,12 @@ func newResource(reg *registry.Registry, url func() string, ownIssuer bool) *res
 		}
 	}
 	slices.Sort(r.toolScopes)
+	if ownIssuer {
+		// The product's own authorization server grants the scopes of the
+		// MCP tools only (the account's is for the person in the browser):
+		// the HTTP API's document offers no scope a client cannot get.
+		r.scopes = r.toolScopes
+	}
 	return r
 }
 

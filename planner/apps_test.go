@@ -43,6 +43,10 @@ func TestConnectedAppsPage(t *testing.T) {
 	require.NotContains(t, page, "<td>session</td>", "the sign-in's own tokens are not the person's to manage")
 	require.NotContains(t, page, "<td>oauth: ", "an application's tokens are its grant")
 	csrf := b.CSRF(page)
+	// A date is one unbroken line: "2026-12-02" never wraps at a hyphen.
+	require.Contains(t, page, ".date{white-space:nowrap}")
+	require.Regexp(t, `<td class="date">\d{4}-\d{2}-\d{2}</td>`, page)
+	require.NotRegexp(t, `<td>\d{4}-\d{2}-\d{2}`, page, "every date cell keeps it whole")
 
 	t.Run("refused without the session or the CSRF token", func(t *testing.T) {
 		res, page := newPerson(t, "").Do(http.MethodGet, a.URL+"/account/apps", nil)

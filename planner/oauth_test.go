@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"context"
+	"fmt"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -357,7 +358,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusOK, st)
 		st, challenge := mcpStatus(t, a, access, "create_trip")
 		require.Equal(t, http.StatusForbidden, st)
-		require.Contains(t, challenge, `error="insufficient_scope", scope="trips:write"`)
+		require.Contains(t, challenge, `error="insufficient_scope", scope="trips:read trips:write"`, "a step-up keeps the scopes held")
+		res := a.Do(t, http.MethodPost, "/trips", access, map[string]any{"sourceUrl": plannertest.StravaRoute(120)})
+		require.Equal(t, http.StatusForbidden, res.Status, string(res.Body))
+		require.Contains(t, res.Header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="trips:read trips:write"`, "on both faces")
+		require.Equal(t, "trips:write", res.JSON(t)["scope"], "the problem names the one missing")
 
 		before := issued(t, a, c.id)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}, "scope": {"trips:read trips:write"}})
@@ -396,6 +401,20 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, "invalid_grant", body["error"])
 	})
 
+	t.Run("each local client has a budget of its own", func(t *testing.T) {
+		// From loopback, every desktop client shares one address: each
+		// is counted by its redirect URIs (ports aside, which a native
+		// client draws anew each time).
+		for i := 0; i < oauth.RegistrationsPerHour; i++ {
+			res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{fmt.Sprintf("http://127.0.0.1:%d/app-a", 6000+i)}})
+			require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+		}
+		res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"http://127.0.0.1:7999/app-a"}})
+		require.Equal(t, http.StatusTooManyRequests, res.Status, "the same local client, over its budget")
+		res = a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"http://127.0.0.1:7000/app-b"}})
+		require.Equal(t, http.StatusCreated, res.Status, "another local client: %s", res.Body)
+	})
+
 	t.Run("registrations are limited per address", func(t *testing.T) {
 		h := []string{"X-Forwarded-For", "203.0.113.9"} // apptest trusts loopback as a proxy
 		for i := 0; i < oauth.RegistrationsPerHour; i++ {
@@ -405,6 +424,9 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{redirect}}, h...)
 		require.Equal(t, http.StatusTooManyRequests, res.Status)
 		require.NotEmpty(t, res.Header.Get("Retry-After"))
+		require.Equal(t, "temporarily_unavailable", res.JSON(t)["error"], "a standard OAuth error code")
+		res = a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"https://other.example/cb"}}, h...)
+		require.Equal(t, http.StatusTooManyRequests, res.Status, "another redirect from the same remote address shares its budget")
 		for _, bad := range []map[string]any{
 			{"redirect_uris": []string{"http://evil.example/cb"}},
 			{"redirect_uris": []string{}},
@@ -611,6 +633,10 @@ func TestDocsConnectWithOAuth(t *testing.T) {
 	m := a.Do(t, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil).JSON(t)
 	offered := m["scopes_supported"].([]any)
 	require.ElementsMatch(t, []any{"trips:read", "trips:write"}, offered)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		r := a.Do(t, http.MethodGet, path, "", nil).JSON(t)
+		require.ElementsMatch(t, offered, r["scopes_supported"], "%s offers only what the authorization server grants", path)
+	}
 	docs := map[string]string{}
 	for _, d := range a.Server.Registry.ScopeDocs() {
 		docs[string(d.Scope)] = d.Doc

@@ -372,12 +372,12 @@ var appsTemplate = template.Must(template.New("apps").Parse(`<!doctype html>
 {{if .NewToken}}<div id="new-token"><p>Your new token, shown this once: copy it now.</p><code id="token">{{.NewToken}}</code></div>{{end}}
 <h2>Applications</h2>
 {{if .Grants}}<table id="grants"><tr><th>Application</th><th>From</th><th>May</th><th>Since</th><th></th></tr>
-{{range .Grants}}<tr><td>{{.Name}} <span class="kind">{{.Kind}}</span></td><td>{{.Host}}</td><td><code>{{.Scope}}</code></td><td>{{.Since.Format "2006-01-02"}}</td>
+{{range .Grants}}<tr><td>{{.Name}} <span class="kind">{{.Kind}}</span></td><td>{{.Host}}</td><td><code>{{.Scope}}</code></td><td class="date">{{.Since.Format "2006-01-02"}}</td>
 <td><form method="post" action="/account/apps/grants/revoke"><input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="clientId" value="{{.ClientID}}"><button type="submit">Revoke</button></form></td></tr>
 {{end}}</table>{{else}}<p id="no-grants">No application has access.</p>{{end}}
 <h2>Personal access tokens</h2>
 {{if .Tokens}}<table id="tokens"><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Expires</th><th></th></tr>
-{{range .Tokens}}<tr><td>{{.Name}}</td><td><code>{{.Scopes}}</code></td><td>{{.Created}}</td><td>{{.Expires}}</td>
+{{range .Tokens}}<tr><td>{{.Name}}</td><td><code>{{.Scopes}}</code></td><td class="date">{{.Created}}</td><td class="date">{{.Expires}}</td>
 <td><form method="post" action="/account/apps/tokens/revoke"><input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="tokenId" value="{{.ID}}"><button type="submit">Revoke</button></form></td></tr>
 {{end}}</table>{{else}}<p id="no-tokens">No personal access token.</p>{{end}}
 <h2>New personal access token</h2>

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,28 @@ func isLoopback(u *url.URL) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// registrationBudget is what a registration is counted under: its client
+// address, and from a loopback address (where every desktop client of the
+// machine comes from) its redirect URIs too, loopback ports aside, since
+// a native client draws a port anew each time. Only someone on the
+// machine can choose a loopback address.
+func registrationBudget(from string, redirects []string) string {
+	key := "oauth.register:" + from
+	if ip := net.ParseIP(from); ip == nil || !ip.IsLoopback() {
+		return key
+	}
+	names := make([]string, 0, len(redirects))
+	for _, raw := range redirects {
+		if u, err := url.Parse(raw); err == nil && isLoopback(u) {
+			u.Host = u.Hostname()
+			raw = u.String()
+		}
+		names = append(names, raw)
+	}
+	slices.Sort(names)
+	return key + ":" + digest(strings.Join(names, "\n"))
+}
+
 // client finds the client named by id: a metadata document's (fetched
 // when not kept fresh; its refusal a *ClientRefusal) or a registration's;
 // (nil, nil) for an unknown registration.
@@ -108,16 +131,6 @@ type registration struct {
 // register is Dynamic Client Registration for public clients: the client
 // proves nothing but its redirect URIs, so those are all it is bound to.
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
-	ok, wait, err := s.limiter.Allow(r.Context(), "oauth.register:"+r.Header.Get(registry.HeaderClientAddress), RegistrationsPerHour, time.Hour)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "registrations cannot be counted now; try again")
-		return
-	}
-	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
-		writeError(w, http.StatusTooManyRequests, "too_many_requests", "too many registrations from this address; try again later")
-		return
-	}
 	var reg registration
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRegistration))
 	if err != nil || json.Unmarshal(body, &reg) != nil {
@@ -143,6 +156,18 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := checkGrants(reg.GrantTypes, reg.ResponseTypes); e != "" {
 		writeError(w, http.StatusBadRequest, "invalid_client_metadata", e)
+		return
+	}
+	// Counted once judged, so that a refused registration spends nothing.
+	ok, wait, err := s.limiter.Allow(r.Context(), registrationBudget(r.Header.Get(registry.HeaderClientAddress), reg.RedirectURIs), RegistrationsPerHour, time.Hour)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "registrations cannot be counted now; try again")
+		return
+	}
+	if !ok {
+		// RFC 7591 has no code for a limit: RFC 6749's temporarily_unavailable, with 429 and Retry-After.
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+		writeError(w, http.StatusTooManyRequests, "temporarily_unavailable", "too many registrations from this client; try again later")
 		return
 	}
 	// Forget the registrations nobody used for a long time (their grants go

@@ -287,7 +287,7 @@ type consentView struct {
 
 const style = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}li{margin:.4rem 0}.who{color:#555}.kind{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#eee;font-size:.85rem}
-button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}</style>`
+button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}.date{white-space:nowrap}</style>`
 
 var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
