@@ -2,11 +2,11 @@ package planner_test
 
 import (
 	"context"
-	"fmt"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"

@@ -21,7 +21,7 @@ func TestRedirectGrammar(t *testing.T) {
 		{"http://localhost/cb", true},
 		{"cursor://anysphere.cursor-retrieval/oauth/callback", true}, // a native client's private-use scheme
 		{"com.example.app:/oauth2redirect", true},                    // RFC 8252 §7.1's reverse domain name form
-		{"https://app.example;script-src *;/cb", false},               // would write a directive into the policy
+		{"https://app.example;script-src *;/cb", false},              // would write a directive into the policy
 		{"https://app.example,evil.example/cb", false},
 		{"https://app.example;frame-ancestors/cb", false},
 		{"https://app.example/cb#frag", false},
