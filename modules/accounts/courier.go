@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
 
@@ -38,12 +39,13 @@ type courier struct {
 }
 
 type linkRequest struct {
-	ctx   context.Context
-	email string
+	ctx         context.Context
+	email, next string
 }
 
-// handOver queues a sign-in link for email; it never blocks.
-func (a *Auth) handOver(ctx context.Context, email string) {
+// handOver queues a sign-in link for email, leading to next once signed in
+// (SafeNext); it never blocks.
+func (a *Auth) handOver(ctx context.Context, email, next string) {
 	c := &a.courier
 	c.once.Do(func() {
 		c.work = make(chan linkRequest, courierQueue)
@@ -52,7 +54,7 @@ func (a *Auth) handOver(ctx context.Context, email string) {
 			go func() {
 				defer c.workers.Done()
 				for r := range c.work {
-					a.deliverLink(r.ctx, r.email)
+					a.deliverLink(r.ctx, r.email, r.next)
 					c.pending.Add(-1)
 					inFlight.Add(-1)
 				}
@@ -67,7 +69,7 @@ func (a *Auth) handOver(ctx context.Context, email string) {
 	c.pending.Add(1)
 	inFlight.Add(1)
 	select {
-	case c.work <- linkRequest{ctx: context.WithoutCancel(ctx), email: email}:
+	case c.work <- linkRequest{ctx: context.WithoutCancel(ctx), email: email, next: SafeNext(next)}:
 	default:
 		c.pending.Add(-1)
 		inFlight.Add(-1)
@@ -76,8 +78,9 @@ func (a *Auth) handOver(ctx context.Context, email string) {
 }
 
 // deliverLink makes and mails the link of a known person without a valid
-// pending one; an unknown address gets nothing.
-func (a *Auth) deliverLink(ctx context.Context, email string) {
+// pending one (with next, a link replaces the pending one: it is asked from
+// a page waiting for it); an unknown address gets nothing.
+func (a *Auth) deliverLink(ctx context.Context, email, next string) {
 	ctx, cancel := context.WithTimeout(ctx, courierTimeout)
 	defer cancel()
 	u, err := a.userByEmail(ctx, email)
@@ -88,7 +91,7 @@ func (a *Auth) deliverLink(ctx context.Context, email string) {
 	if u == nil {
 		return
 	}
-	link, err := a.newMagicLink(ctx, u.ID, false)
+	link, err := a.newMagicLink(ctx, u.ID, next != "", next)
 	if err != nil {
 		a.log.ErrorContext(ctx, "a sign-in link could not be made; the person has to ask again", "user", u.ID, "err", err)
 		return
@@ -102,6 +105,19 @@ func (a *Auth) deliverLink(ctx context.Context, email string) {
 		_, _ = storage.Conn(ctx, a.store.db).NewDelete().Table("magic_links").Where("user_id = ? AND consumed_at IS NULL", u.ID).Exec(ctx)
 		a.log.ErrorContext(ctx, "a sign-in link could not be mailed; the person has to ask again", "user", u.ID, "err", err)
 	}
+}
+
+// RequestLinkBack is POST /auth/request-link asked from a page of this
+// server waiting for the person to sign in (an OAuth consent): the same
+// neutral work, and the link, once opened, sends the browser back to next.
+// The caller applies the request-link limits first.
+func (a *Auth) RequestLinkBack(ctx context.Context, email, next string) *registry.Error {
+	email, verr := NormalizeEmail("email", email)
+	if verr != nil {
+		return verr
+	}
+	a.handOver(ctx, email, next)
+	return nil
 }
 
 // Flush waits until every sign-in request this door handed over so far is

@@ -58,7 +58,7 @@ func (a *Auth) requestLink(ctx context.Context, c *registry.Call, in *EmailInput
 	}
 	neutral := Accepted{Message: linkRequested}
 	if !c.Limited { // a silent limit: the same answer, nothing done
-		a.handOver(ctx, email) // courier.go: the same work whoever asks
+		a.handOver(ctx, email, "") // courier.go: the same work whoever asks
 	}
 	return neutral, nil
 }

@@ -218,7 +218,7 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	link, err := a.newMagicLink(ctx, u.ID, true)
+	link, err := a.newMagicLink(ctx, u.ID, true, "")
 	if err != nil {
 		return nil, false, err
 	}
@@ -230,8 +230,9 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 
 // newMagicLink stores a fresh link for the user and returns its address.
 // Unless force, it makes none while a valid one is pending ("" then): one
-// valid link per user at most.
-func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (string, error) {
+// valid link per user at most. next is where the browser goes once signed
+// in ("" for nowhere in particular): a path of this server (SafeNext).
+func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool, next string) (string, error) {
 	token := randomHex(64)
 	now := a.now()
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
@@ -254,7 +255,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 		}
 		_, err := db.NewInsert().Model(&map[string]any{
 			"id": uuid.Must(uuid.NewV7()).String(), "user_id": userID, "token_hash": digest(token),
-			"created_at": now, "expires_at": now.Add(MagicLinkTTL),
+			"created_at": now, "expires_at": now.Add(MagicLinkTTL), "next": next,
 		}).TableExpr("magic_links").Exec(ctx)
 		return err
 	})
@@ -269,6 +270,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 type Tokens struct {
 	Token        string `json:"token" doc:"Bearer token for the API and /mcp; lives 15 minutes."`
 	RefreshToken string `json:"refresh_token" doc:"Single-use token for POST /auth/refresh; lives 30 days."`
+	Next         string `json:"next,omitempty" doc:"A path of this server the link was asked from (an OAuth consent), where the browser goes back once signed in."`
 
 	keep bool // set the session cookie too (VerifyInput.KeepSignedIn)
 }
@@ -285,7 +287,7 @@ var errBadRefresh = registry.Fail(registry.KindUnauthenticated, "the refresh tok
 // VerifyLink consumes a magic link, once, and opens a session.
 func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 	now := a.now()
-	var userID string
+	var userID, next string
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
 		db := storage.Conn(ctx, a.store.db)
 		// The conditional update is the consumption: of two concurrent
@@ -298,7 +300,7 @@ func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 		if n, _ := res.RowsAffected(); n != 1 {
 			return errBadLink
 		}
-		if err := db.NewSelect().Table("magic_links").Column("user_id").Where("token_hash = ?", digest(token)).Scan(ctx, &userID); err != nil {
+		if err := db.NewSelect().Table("magic_links").Column("user_id", "next").Where("token_hash = ?", digest(token)).Scan(ctx, &userID, &next); err != nil {
 			return err
 		}
 		if u, err := a.liveUser(ctx, userID); err != nil || u == nil {
@@ -312,7 +314,24 @@ func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 		}
 		return Tokens{}, err
 	}
-	return a.openSession(ctx, userID)
+	t, err := a.openSession(ctx, userID)
+	t.Next = SafeNext(next)
+	return t, err
+}
+
+// SafeNext is next when it is a path of this server (one slash, then
+// RFC 3986 path and query characters, at most 300), "" otherwise: a mailed
+// link may only send the browser back here.
+func SafeNext(next string) string {
+	if len(next) > 300 || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return ""
+	}
+	for _, c := range next {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-._~/?&=%", c)) {
+			return ""
+		}
+	}
+	return next
 }
 
 // openSession starts a family: an access token and a first refresh token.
