@@ -66,7 +66,7 @@ func (s *Server) Declare(reg *registry.Registry) {
 		Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm:     registry.NoConfirmBecause("asking for a sign-in link changes nothing but the request's wait"),
 		Idempotency: registry.NotACreation, Hints: registry.Hints{OpenWorld: true},
-		Handle:      s.askLink,
+		Handle: s.askLink,
 	}, checkSignIn))
 	s.declareApps(reg)
 }
