@@ -90,6 +90,10 @@ const PendingWait = accounts.MagicLinkTTL
 // pending authorization wait for it: the same neutral answer whoever asks.
 func (s *Server) askLink(ctx context.Context, c *registry.Call, in *SignInInput) (LinkSent, error) {
 	sent := LinkSent{product: s.auth.Words().Title}
+	email, verr := accounts.NormalizeEmail("email", in.Email)
+	if verr != nil {
+		return LinkSent{}, verr // judged before anything is written
+	}
 	if c.Limited {
 		return sent, nil // silent, as POST /auth/request-link
 	}
@@ -106,7 +110,7 @@ func (s *Server) askLink(ctx context.Context, c *registry.Call, in *SignInInput)
 		Where("id = ? AND status = ? AND expires_at < ?", id, statusPending, until).Exec(ctx); err != nil {
 		return LinkSent{}, registry.Internal(err)
 	}
-	if verr := s.auth.RequestLinkBack(ctx, in.Email, PendingPath+id); verr != nil {
+	if verr := s.auth.RequestLinkBack(ctx, email, PendingPath+id); verr != nil {
 		return LinkSent{}, verr
 	}
 	return sent, nil
