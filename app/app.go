@@ -21,7 +21,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -321,6 +323,36 @@ func (s *Server) URL() string {
 	return s.cfg.URL()
 }
 
+// Names are the origins clients may know the server by, URL() first: the
+// configured public_aliases and, when URL() is a loopback address, the
+// other loopback names with its port (a client configured with localhost
+// reaches the server listening on 127.0.0.1).
+func (s *Server) Names() []string {
+	own := s.URL()
+	names := []string{own}
+	aliases, _ := s.cfg.Aliases() // checked when the configuration was loaded
+	if u, err := url.Parse(own); err == nil && u.Scheme == "http" {
+		if h := u.Hostname(); h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()) {
+			for _, twin := range []string{"127.0.0.1", "localhost", "[::1]"} {
+				aliases = append(aliases, "http://"+twin+portOf(u))
+			}
+		}
+	}
+	for _, n := range aliases {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return ":" + p
+	}
+	return ""
+}
+
 func provideServer(cfg config.Config, reg *registry.Registry) *Server {
 	return &Server{cfg: cfg, Registry: reg}
 }
@@ -380,6 +412,7 @@ func mount(p mountParams) {
 	mcpHandler := s.MCP.Handler(mcpLog)
 	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
 	res := newResource(reg, s.URL, p.Product.OwnAuthorizationServer)
+	res.names = s.Names
 	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),
 		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, tools.SpeakLanguage(reg, res.gate(p.Auth, mcpHandler))))))
 

@@ -161,6 +161,7 @@ func Modules(w Words) []app.Module {
 			Name: "oauth",
 			Options: fx.Options(oauth.Module,
 				fx.Provide(func(s *app.Server) oauth.Issuer { return s.URL },
+					func(s *app.Server) oauth.Names { return s.Names },
 					func(l guards.Limiter) oauth.Limiter { return l },
 					func(cfg config.Config) (oauth.Fetcher, error) {
 						set, err := Decode(cfg)
