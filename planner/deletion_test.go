@@ -60,6 +60,11 @@ func TestAccountDeletionLeavesNothing(t *testing.T) {
 			require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
 			tripIDs = append(tripIDs, res.JSON(t)["id"].(string))
 		}
+		// Settled first: a computation still running when the account goes
+		// could enqueue its follow-up after the deletion's transaction.
+		for _, id := range tripIDs {
+			a.WaitSettled(t, access, id)
+		}
 
 		redirect := "http://127.0.0.1:5000/cb"
 		c := &oauthClient{t: t, a: a, b: newPerson(t, session), id: register(t, a, redirect), redirect: redirect,
