@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -433,6 +434,9 @@ func mount(p mountParams) {
 				return fmt.Errorf("listen on %s: %w", p.Cfg.Addr, err)
 			}
 			s.listener = ln
+			if err := recordURL(p.Cfg, s.URL()); err != nil {
+				p.Log.Warn("the server's address could not be kept for the product's commands", "err", err)
+			}
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					p.Log.Error("server stopped", "err", err)
@@ -445,9 +449,52 @@ func mount(p mountParams) {
 			// Shutdown stops accepting and waits for in-flight requests.
 			ctx, cancel := context.WithTimeout(ctx, p.Cfg.ShutdownGrace)
 			defer cancel()
+			forgetURL(p.Cfg, s.URL())
 			return srv.Shutdown(ctx)
 		},
 	})
+}
+
+// URLFile, in data_dir, holds the address a server without public_url
+// listens at, while it runs: the product's commands (an invitation) then
+// mail links to it rather than to the default addr.
+const URLFile = "server.url"
+
+func recordURL(cfg config.Config, url string) error {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.DataDir, URLFile), []byte(url+"\n"), 0o600)
+}
+
+func forgetURL(cfg config.Config, url string) {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return
+	}
+	path := filepath.Join(cfg.DataDir, URLFile)
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == url {
+		_ = os.Remove(path)
+	}
+}
+
+// RecordedURL is the address a running server of this data_dir listens at
+// (URLFile), "" when none is kept or public_url is set.
+func RecordedURL(cfg config.Config) string {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.DataDir, URLFile))
+	if err != nil {
+		return ""
+	}
+	u := strings.TrimSpace(string(b))
+	if _, ok := config.Origin(u); !ok {
+		return ""
+	}
+	return u
 }
 
 // Registry builds the product's registry without starting anything:
