@@ -21,7 +21,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -321,6 +324,36 @@ func (s *Server) URL() string {
 	return s.cfg.URL()
 }
 
+// Names are the origins clients may know the server by, URL() first: the
+// configured public_aliases and, when URL() is a loopback address, the
+// other loopback names with its port (a client configured with localhost
+// reaches the server listening on 127.0.0.1).
+func (s *Server) Names() []string {
+	own := s.URL()
+	names := []string{own}
+	aliases, _ := s.cfg.Aliases() // checked when the configuration was loaded
+	if u, err := url.Parse(own); err == nil && u.Scheme == "http" {
+		if h := u.Hostname(); h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()) {
+			for _, twin := range []string{"127.0.0.1", "localhost", "[::1]"} {
+				aliases = append(aliases, "http://"+twin+portOf(u))
+			}
+		}
+	}
+	for _, n := range aliases {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return ":" + p
+	}
+	return ""
+}
+
 func provideServer(cfg config.Config, reg *registry.Registry) *Server {
 	return &Server{cfg: cfg, Registry: reg}
 }
@@ -380,6 +413,7 @@ func mount(p mountParams) {
 	mcpHandler := s.MCP.Handler(mcpLog)
 	origins, _ := p.Cfg.Origins() // checked when the configuration was loaded
 	res := newResource(reg, s.URL, p.Product.OwnAuthorizationServer)
+	res.names = s.Names
 	p.HTTP.Mux.Handle("/mcp", operations.RequireOrigin(originAllowed(origins, s.URL),
 		operations.LimitBody(p.Cfg.MaxBody, operations.WithClientAddress(proxies, tools.SpeakLanguage(reg, res.gate(p.Auth, mcpHandler))))))
 
@@ -400,6 +434,9 @@ func mount(p mountParams) {
 				return fmt.Errorf("listen on %s: %w", p.Cfg.Addr, err)
 			}
 			s.listener = ln
+			if err := recordURL(p.Cfg, s.URL()); err != nil {
+				p.Log.Warn("the server's address could not be kept for the product's commands", "err", err)
+			}
 			go func() {
 				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 					p.Log.Error("server stopped", "err", err)
@@ -412,9 +449,52 @@ func mount(p mountParams) {
 			// Shutdown stops accepting and waits for in-flight requests.
 			ctx, cancel := context.WithTimeout(ctx, p.Cfg.ShutdownGrace)
 			defer cancel()
+			forgetURL(p.Cfg, s.URL())
 			return srv.Shutdown(ctx)
 		},
 	})
+}
+
+// URLFile, in data_dir, holds the address a server without public_url
+// listens at, while it runs: the product's commands (an invitation) then
+// mail links to it rather than to the default addr.
+const URLFile = "server.url"
+
+func recordURL(cfg config.Config, url string) error {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.DataDir, URLFile), []byte(url+"\n"), 0o600)
+}
+
+func forgetURL(cfg config.Config, url string) {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return
+	}
+	path := filepath.Join(cfg.DataDir, URLFile)
+	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == url {
+		_ = os.Remove(path)
+	}
+}
+
+// RecordedURL is the address a running server of this data_dir listens at
+// (URLFile), "" when none is kept or public_url is set.
+func RecordedURL(cfg config.Config) string {
+	if cfg.PublicURL != "" || cfg.DataDir == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.DataDir, URLFile))
+	if err != nil {
+		return ""
+	}
+	u := strings.TrimSpace(string(b))
+	if _, ok := config.Origin(u); !ok {
+		return ""
+	}
+	return u
 }
 
 // Registry builds the product's registry without starting anything:

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
@@ -27,8 +29,9 @@ const (
 // answers, which authorization servers issue its tokens, and which scopes
 // its operations need.
 type resource struct {
-	url        func() string // the server's own URL, with its real port once listening
-	ownIssuer  bool          // the product serves its authorization server at url()
+	url        func() string   // the server's own URL, with its real port once listening
+	names      func() []string // every origin the server is known by, url() first (Server.Names)
+	ownIssuer  bool            // the product serves its authorization server at url()
 	scopes     []registry.Scope
 	toolScopes []registry.Scope
 	tools      map[string]*registry.Operation
@@ -46,12 +49,51 @@ func newResource(reg *registry.Registry, url func() string, ownIssuer bool) *res
 		}
 	}
 	slices.Sort(r.toolScopes)
+	if ownIssuer {
+		// The product's own authorization server grants the scopes of the
+		// MCP tools only (the account's is for the person in the browser):
+		// the HTTP API's document offers no scope a client cannot get.
+		r.scopes = r.toolScopes
+	}
 	return r
 }
 
 // mcpURL is the MCP endpoint's resource identifier, the audience of the
 // tokens it accepts.
 func (r *resource) mcpURL() string { return r.url() + "/mcp" }
+
+// nameFor is the server's name a request used, when it is one of Names
+// (its host the request's Host), else url(): the resource identifier a
+// client derived from the address it was given must be the one the
+// metadata states (RFC 9728 §3.3).
+func (r *resource) nameFor(req *http.Request) string {
+	if r.names == nil {
+		return r.url()
+	}
+	for _, n := range r.names() {
+		if u, err := url.Parse(n); err == nil && strings.EqualFold(u.Host, req.Host) {
+			return n
+		}
+	}
+	return r.url()
+}
+
+// audience reports whether a token bound to resource is good at /mcp: its
+// URL under any of the server's names.
+func (r *resource) audience(resource string) bool {
+	if resource == "" {
+		return true
+	}
+	if r.names == nil {
+		return resource == r.mcpURL()
+	}
+	for _, n := range r.names() {
+		if resource == n+"/mcp" {
+			return true
+		}
+	}
+	return false
+}
 
 func (r *resource) metadata(resourceURL string, scopes []registry.Scope) *oauthex.ProtectedResourceMetadata {
 	m := &oauthex.ProtectedResourceMetadata{
@@ -70,19 +112,20 @@ func (r *resource) metadata(resourceURL string, scopes []registry.Scope) *oauthe
 // mount serves both metadata documents. They are infrastructure, public,
 // and outside the registry, like the health checks.
 func (r *resource) mount(mux *http.ServeMux) {
-	serve := func(build func() *oauthex.ProtectedResourceMetadata) http.HandlerFunc {
-		return func(w http.ResponseWriter, _ *http.Request) {
+	serve := func(build func(*http.Request) *oauthex.ProtectedResourceMetadata) http.HandlerFunc {
+		return func(w http.ResponseWriter, req *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Cache-Control", "public, max-age=300")
 			w.Header().Set("Access-Control-Allow-Origin", "*") // browser-based clients discover it too
-			_ = json.NewEncoder(w).Encode(build())
+			w.Header().Add("Vary", "Host")                     // the resource is named as the client named the server
+			_ = json.NewEncoder(w).Encode(build(req))
 		}
 	}
-	mux.HandleFunc("GET "+MetadataPath, serve(func() *oauthex.ProtectedResourceMetadata {
-		return r.metadata(r.url(), r.scopes)
+	mux.HandleFunc("GET "+MetadataPath, serve(func(req *http.Request) *oauthex.ProtectedResourceMetadata {
+		return r.metadata(r.nameFor(req), r.scopes)
 	}))
-	mux.HandleFunc("GET "+MCPMetadataPath, serve(func() *oauthex.ProtectedResourceMetadata {
-		return r.metadata(r.mcpURL(), r.toolScopes)
+	mux.HandleFunc("GET "+MCPMetadataPath, serve(func(req *http.Request) *oauthex.ProtectedResourceMetadata {
+		return r.metadata(r.nameFor(req)+"/mcp", r.toolScopes)
 	}))
 }
 
@@ -97,11 +140,11 @@ func (r *resource) mount(mux *http.ServeMux) {
 // The guard chain authenticates every tool call again, by the same store.
 func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Handler {
 	auth := guards.Authenticate{Tokens: tokens}
-	return operations.WithResourceMetadata(func() string { return r.url() + MCPMetadataPath }, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		sent := registry.BearerCredential(req.Header.Get("Authorization"))
 		p, err := auth.Principal(req.Context(), sent)
-		if err == nil && p.Resource != "" && p.Resource != r.mcpURL() {
-			err = registry.Fail(registry.KindUnauthenticated, "the bearer token was issued for another resource; ask for one for "+r.mcpURL())
+		if err == nil && !r.audience(p.Resource) {
+			err = registry.Fail(registry.KindUnauthenticated, "the bearer token was issued for another resource; ask for one for "+r.nameFor(req)+"/mcp")
 		}
 		if err != nil {
 			operations.WriteChallenge(w, req, err, r.toolScopes...)
@@ -114,7 +157,12 @@ func (r *resource) gate(tokens guards.Authenticator, next http.Handler) http.Han
 			}
 		}
 		next.ServeHTTP(w, req)
-	}))
+	})
+	// The challenge names the metadata under the name the client used.
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		base := r.nameFor(req)
+		operations.WithResourceMetadata(func() string { return base + MCPMetadataPath }, inner).ServeHTTP(w, req)
+	})
 }
 
 // calledTools are the operations a POST's tools/call messages name (one,

@@ -161,6 +161,7 @@ func Modules(w Words) []app.Module {
 			Name: "oauth",
 			Options: fx.Options(oauth.Module,
 				fx.Provide(func(s *app.Server) oauth.Issuer { return s.URL },
+					func(s *app.Server) oauth.Names { return s.Names },
 					func(l guards.Limiter) oauth.Limiter { return l },
 					func(cfg config.Config) (oauth.Fetcher, error) {
 						set, err := Decode(cfg)
@@ -206,7 +207,8 @@ func authSettingsOf(cfg config.Config, srv *app.Server) (accounts.Settings, erro
 }
 
 // AuthSettings points mailed links at the front, by default the server
-// itself (public_url, else the configured address). Without auth_secret, a secret is drawn once and kept in
+// itself (public_url, else the address the running server of data_dir
+// keeps in app.URLFile, else the configured address). Without auth_secret, a secret is drawn once and kept in
 // data_dir, so that refresh tokens and links survive a restart and the
 // product's commands share it with the server; replicas must set
 // auth_secret.
@@ -214,6 +216,9 @@ func AuthSettings(cfg config.Config, set Settings) (accounts.Settings, error) {
 	front := set.FrontendURL
 	if front == "" {
 		front = cfg.PublicURL
+	}
+	if front == "" {
+		front = app.RecordedURL(cfg) // a command: where the server of this data_dir listens
 	}
 	if front == "" {
 		front = "http://" + cfg.Addr

@@ -2,6 +2,7 @@ package guards
 
 import (
 	"context"
+	"slices"
 
 	"cairn.dev/cairn/registry"
 )
@@ -33,5 +34,6 @@ func (Scope) Refusal(p *registry.Principal, op *registry.Operation) error {
 		Kind:   registry.KindForbidden,
 		Detail: "the token lacks the scope " + string(op.Scope) + "; ask for a token that carries it",
 		Scope:  op.Scope,
+		Held:   slices.Clone(p.Scopes),
 	}
 }

@@ -3,6 +3,7 @@ package operations
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"cairn.dev/cairn/registry"
@@ -35,8 +36,9 @@ func ResourceMetadata(ctx context.Context) string {
 //   - for a 401, error="invalid_token" when a token was sent (a client
 //     without one is only told how to get one), and the scopes it needs
 //     when scopes is not empty;
-//   - for a 403, error="insufficient_scope" and the scope the operation
-//     needs, which lets a client ask for it (step-up).
+//   - for a 403, error="insufficient_scope" and the scopes the token
+//     holds with the one the operation needs, which lets a client ask for
+//     them (step-up) without losing any.
 //
 // Other kinds have no challenge ("").
 func BearerChallenge(ctx context.Context, e *registry.Error, tokenSent bool, scopes ...registry.Scope) string {
@@ -53,7 +55,14 @@ func BearerChallenge(ctx context.Context, e *registry.Error, tokenSent bool, sco
 			parts = append(parts, `scope="`+registry.JoinScopes(scopes)+`"`)
 		}
 	case registry.KindForbidden:
-		parts = append(parts, `error="insufficient_scope"`, `scope="`+string(e.Scope)+`"`)
+		// The scopes held and the one missing: a client asks for them all
+		// at once, so the step-up keeps what the token could already do.
+		want := slices.Clone(e.Held)
+		if !slices.Contains(want, e.Scope) {
+			want = append(want, e.Scope)
+		}
+		slices.Sort(want)
+		parts = append(parts, `error="insufficient_scope"`, `scope="`+registry.JoinScopes(want)+`"`)
 	default:
 		return ""
 	}

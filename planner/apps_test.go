@@ -43,6 +43,10 @@ func TestConnectedAppsPage(t *testing.T) {
 	require.NotContains(t, page, "<td>session</td>", "the sign-in's own tokens are not the person's to manage")
 	require.NotContains(t, page, "<td>oauth: ", "an application's tokens are its grant")
 	csrf := b.CSRF(page)
+	// A date is one unbroken line: "2026-12-02" never wraps at a hyphen.
+	require.Contains(t, page, ".date{white-space:nowrap}")
+	require.Regexp(t, `<td class="date">\d{4}-\d{2}-\d{2}</td>`, page)
+	require.NotRegexp(t, `<td>\d{4}-\d{2}-\d{2}`, page, "every date cell keeps it whole")
 
 	t.Run("refused without the session or the CSRF token", func(t *testing.T) {
 		res, page := newPerson(t, "").Do(http.MethodGet, a.URL+"/account/apps", nil)
@@ -85,6 +89,20 @@ func TestConnectedAppsPage(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, res.StatusCode)
 		require.Equal(t, "/account/apps", res.Header.Get("Location"))
 		require.Equal(t, http.StatusUnauthorized, a.Do(t, http.MethodGet, "/trips", tok, nil).Status)
+	})
+
+	t.Run("no token with the account's scope", func(t *testing.T) {
+		// What the account scope permits (deleting the account, changing
+		// its address) is for the person in the browser, never a token's.
+		require.NotContains(t, page, `value="account"`, "the form does not offer it")
+		before := rows(t, a, "access_tokens", "name = ?", "acct")
+		res, answer := b.Do(http.MethodPost, a.URL+"/account/apps/tokens", url.Values{"csrf": {csrf}, "name": {"acct"},
+			"scopes": {"trips:read", "account"}, "expiresInDays": {"30"}})
+		require.Equal(t, http.StatusUnprocessableEntity, res.StatusCode, answer)
+		require.Contains(t, answer, `"field":"scopes"`)
+		require.Contains(t, answer, "account")
+		require.NotRegexp(t, newTokenShown, answer)
+		require.Equal(t, before, rows(t, a, "access_tokens", "name = ?", "acct"), "no token made")
 	})
 
 	t.Run("an application's grant revoked", func(t *testing.T) {

@@ -2,7 +2,6 @@ package planner_test
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"os/exec"
 	"testing"
@@ -12,7 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/conformance"
+	"cairn.dev/cairn/door"
 	"cairn.dev/cairn/door/doortest"
+	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/planner/plannertest"
 )
 
@@ -45,8 +47,10 @@ func chromium(t *testing.T, more ...chromedp.ExecAllocatorOption) context.Contex
 }
 
 // TestAPersonSignsInThroughTheMailedLink opens the link of a sign-in mail
-// in a real browser, presses the button, reads the token the page shows and
-// calls the API with it.
+// in a real browser and presses the button: the page shows no token, keeps
+// the person signed in to this server's pages and offers a way on (the
+// page of connected applications and tokens). The same link again cannot
+// sign in, and the page offers to mail a new one, which arrives.
 func TestAPersonSignsInThroughTheMailedLink(t *testing.T) {
 	t.Parallel()
 	ctx := chromium(t)
@@ -57,24 +61,29 @@ func TestAPersonSignsInThroughTheMailedLink(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link)))
 	title, err := chromedp.Run(ctx, chromedp.Title())
 	require.NoError(t, err)
+	require.Equal(t, "Sign in to Cairn", title)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS("#signin button")),
 		chromedp.WaitVisible(chromedp.CSS("#result"))))
-	token, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#token")))
+	shown, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	require.NoError(t, err)
-	require.Equal(t, "Sign in to Cairn", title)
-	require.NotEmpty(t, token)
+	require.NotContains(t, shown, accounts.TokenPrefix, "no raw token on the page")
+	require.NotContains(t, shown, "refresh token")
 
-	// The page kept the person signed in to this server's own pages.
+	// The page kept the person signed in to this server's own pages, and
+	// its way on leads to one.
 	session, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch("/auth/session").then(r => r.text())`, chromedp.EvalAsValue, chromedp.EvalAwaitPromise))
 	require.NoError(t, err)
 	require.Contains(t, session, `"authenticated":true`)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#back")),
+		chromedp.WaitVisible(chromedp.CSS("#create"))))
+	apps, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".who")))
+	require.NoError(t, err)
+	require.Contains(t, apps, u.Email)
 
-	me := a.Do(t, http.MethodGet, "/users/me", token, nil)
-	require.Equal(t, http.StatusOK, me.Status, string(me.Body))
-	require.Equal(t, u.Email, me.JSON(t)["email"])
-
-	// The same link again: consumed, and the page says so.
+	// The same link again: consumed; the page says so and mails a new one.
+	before := len(outboxTo(t, a, u.Email))
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(link),
 		chromedp.Click(chromedp.CSS("#signin button")),
@@ -82,4 +91,27 @@ func TestAPersonSignsInThroughTheMailedLink(t *testing.T) {
 	msg, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#error")))
 	require.NoError(t, err)
 	require.Contains(t, msg, "cannot sign you in")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS(`#again input[name=email]`), u.Email),
+		chromedp.Click(chromedp.CSS("#again button")),
+		chromedp.WaitVisible(chromedp.CSS("#sent"))))
+	sent, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#sent")))
+	require.NoError(t, err)
+	require.Contains(t, sent, "a sign-in link is on its way")
+	doortest.Settle(t)
+	require.Len(t, outboxTo(t, a, u.Email), before+1, "a new link was mailed")
+}
+
+// outboxTo are the kept mails to addr.
+func outboxTo(t *testing.T, a *plannertest.App, addr string) []mail.Message {
+	t.Helper()
+	ms, err := mail.NewOutbox(door.OutboxDir(a.Config), nil).List()
+	require.NoError(t, err)
+	var out []mail.Message
+	for _, m := range ms {
+		if m.To == addr {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -6,9 +6,13 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/app/jobs"
+	"cairn.dev/cairn/modules/accounts"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/storage"
 )
 
 // MaxAttempts is one try and three retries (1 s, 2 s, 4 s apart), then failed.
@@ -72,3 +76,29 @@ func (d dispatcher) Dispatch(ctx context.Context, tripID string, generation int6
 }
 
 func provideDispatcher(q *jobs.Queue) trips.Dispatcher { return dispatcher{q: q} }
+
+// accountTrips is the trips' part of an account, with the queued
+// computations naming those trips: the account's deletion forgets both.
+type accountTrips struct {
+	trips.AccountData
+	db *bun.DB
+}
+
+func provideAccountTrips(s *trips.Store, db *bun.DB) accounts.Holder {
+	return accountTrips{AccountData: trips.NewAccountData(s), db: db}
+}
+
+// Forget deletes the job rows naming the user's trips, then the trips, in
+// the transaction ctx carries. A computation running meanwhile finds its
+// trip gone and ends.
+func (h accountTrips) Forget(ctx context.Context, userID string) error {
+	tripID := "json_extract(args, '$.trip_id')" // River keeps SQLite's args as JSONB
+	if h.db.Dialect().Name() == dialect.PG {
+		tripID = "args->>'trip_id'"
+	}
+	if _, err := storage.Conn(ctx, h.db).NewDelete().TableExpr("river_job").
+		Where("kind = ? AND "+tripID+" IN (SELECT id FROM trips WHERE user_id = ?)", ComputeArgs{}.Kind(), userID).Exec(ctx); err != nil {
+		return err
+	}
+	return h.AccountData.Forget(ctx, userID)
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -123,7 +124,7 @@ func TestOAuthWithTheSDKClient(t *testing.T) {
 			// Revoked, the access token is refused with a challenge that
 			// starts the client over.
 			for _, revoked := range []string{access, refreshed} {
-				status, _ = c.post("/oauth/revoke", url.Values{"token": {revoked}})
+				status, _ = c.post("/oauth/revoke", url.Values{"token": {revoked}, "client_id": {clientID}})
 				require.Equal(t, http.StatusOK, status)
 			}
 			st, challenge := mcpStatus(t, a, access, "list_trips")
@@ -357,7 +358,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusOK, st)
 		st, challenge := mcpStatus(t, a, access, "create_trip")
 		require.Equal(t, http.StatusForbidden, st)
-		require.Contains(t, challenge, `error="insufficient_scope", scope="trips:write"`)
+		require.Contains(t, challenge, `error="insufficient_scope", scope="trips:read trips:write"`, "a step-up keeps the scopes held")
+		res := a.Do(t, http.MethodPost, "/trips", access, map[string]any{"sourceUrl": plannertest.StravaRoute(120)})
+		require.Equal(t, http.StatusForbidden, res.Status, string(res.Body))
+		require.Contains(t, res.Header.Get("WWW-Authenticate"), `error="insufficient_scope", scope="trips:read trips:write"`, "on both faces")
+		require.Equal(t, "trips:write", res.JSON(t)["scope"], "the problem names the one missing")
 
 		before := issued(t, a, c.id)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}, "scope": {"trips:read trips:write"}})
@@ -371,6 +376,11 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		next := body["access_token"].(string)
 		st, _ = mcpStatus(t, a, next, "list_trips")
 		require.Equal(t, http.StatusOK, st)
+		// Its grace over (moved to the past rather than waited for), the
+		// spent refresh token presented again ends the grant.
+		_, err := a.DB.NewUpdate().Table("oauth_refresh_tokens").Set("used_at = ?", time.Now().Add(-accounts.RefreshGrace-time.Second)).
+			Where("digest = ?", digestOf(refreshTok)).Exec(context.Background())
+		require.NoError(t, err)
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}})
 		require.Equal(t, http.StatusBadRequest, status, "a refresh token is spent by its rotation")
 		require.Equal(t, "invalid_grant", body["error"])
@@ -381,7 +391,7 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		require.Equal(t, http.StatusOK, status, body)
 		access, refreshTok = body["access_token"].(string), body["refresh_token"].(string)
 		for _, tok := range []string{access, refreshTok} {
-			status, _ = c.post("/oauth/revoke", url.Values{"token": {tok}})
+			status, _ = c.post("/oauth/revoke", url.Values{"token": {tok}, "client_id": {c.id}})
 			require.Equal(t, http.StatusOK, status)
 		}
 		st, _ = mcpStatus(t, a, access, "list_trips")
@@ -389,6 +399,20 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		status, body = c.post("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshTok}, "client_id": {c.id}})
 		require.Equal(t, http.StatusBadRequest, status)
 		require.Equal(t, "invalid_grant", body["error"])
+	})
+
+	t.Run("each local client has a budget of its own", func(t *testing.T) {
+		// From loopback, every desktop client shares one address: each
+		// is counted by its redirect URIs (ports aside, which a native
+		// client draws anew each time).
+		for i := 0; i < oauth.RegistrationsPerHour; i++ {
+			res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{fmt.Sprintf("http://127.0.0.1:%d/app-a", 6000+i)}})
+			require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+		}
+		res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"http://127.0.0.1:7999/app-a"}})
+		require.Equal(t, http.StatusTooManyRequests, res.Status, "the same local client, over its budget")
+		res = a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"http://127.0.0.1:7000/app-b"}})
+		require.Equal(t, http.StatusCreated, res.Status, "another local client: %s", res.Body)
 	})
 
 	t.Run("registrations are limited per address", func(t *testing.T) {
@@ -400,6 +424,9 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		res := a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{redirect}}, h...)
 		require.Equal(t, http.StatusTooManyRequests, res.Status)
 		require.NotEmpty(t, res.Header.Get("Retry-After"))
+		require.Equal(t, "temporarily_unavailable", res.JSON(t)["error"], "a standard OAuth error code")
+		res = a.Do(t, http.MethodPost, "/oauth/register", "", map[string]any{"redirect_uris": []string{"https://other.example/cb"}}, h...)
+		require.Equal(t, http.StatusTooManyRequests, res.Status, "another redirect from the same remote address shares its budget")
 		for _, bad := range []map[string]any{
 			{"redirect_uris": []string{"http://evil.example/cb"}},
 			{"redirect_uris": []string{}},
@@ -414,8 +441,10 @@ func oauthRefusals(t *testing.T, engine apptest.Option) {
 		res, _ := b.Do(http.MethodGet, c.authorizeURL(nil), nil)
 		pending := a.URL + res.Header.Get("Location")
 		res, page := newPerson(t, "").Do(http.MethodGet, pending, nil)
-		require.Equal(t, http.StatusUnauthorized, res.StatusCode, page)
-		require.Contains(t, page, "sign in first")
+		require.Equal(t, http.StatusOK, res.StatusCode, page)
+		require.Contains(t, page, `id="signin-email"`, "without a session, the page asks for the sign-in link")
+		require.NotContains(t, page, `id="approve"`, "and offers no answer")
+		require.NotContains(t, page, `name="csrf"`)
 		res, page = b.Do(http.MethodGet, pending, nil)
 		require.Equal(t, http.StatusOK, res.StatusCode, page)
 		csrf := b.CSRF(page)
@@ -606,6 +635,10 @@ func TestDocsConnectWithOAuth(t *testing.T) {
 	m := a.Do(t, http.MethodGet, "/.well-known/oauth-authorization-server", "", nil).JSON(t)
 	offered := m["scopes_supported"].([]any)
 	require.ElementsMatch(t, []any{"trips:read", "trips:write"}, offered)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		r := a.Do(t, http.MethodGet, path, "", nil).JSON(t)
+		require.ElementsMatch(t, offered, r["scopes_supported"], "%s offers only what the authorization server grants", path)
+	}
 	docs := map[string]string{}
 	for _, d := range a.Server.Registry.ScopeDocs() {
 		docs[string(d.Scope)] = d.Doc

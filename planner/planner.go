@@ -112,7 +112,7 @@ func Product() app.Product {
 						provideMapData, provideForecasts, provideEvents, provideBorders, provideNamer,
 						func(s *app.Server) trips.PublicURL { return s.URL },
 						fx.Annotate(computeWork, fx.ResultTags(`group:"jobs"`)),
-						fx.Annotate(func(s *trips.Store) accounts.Holder { return trips.NewAccountData(s) }, fx.ResultTags(`group:"account_holders"`)))),
+						fx.Annotate(provideAccountTrips, fx.ResultTags(`group:"account_holders"`)))),
 				Migrations: []migrations.Source{trips.Migrations, poi.Migrations},
 				Keys:       tripKeys,
 			},

@@ -84,7 +84,11 @@ type Error struct {
 	RetryAfter int         // seconds, for KindRateLimited and KindUnavailable
 	Rule       *RateRule   // for KindRateLimited: the limit reached
 	Scope      Scope       // the missing scope, for KindForbidden
-	Err        error       // the cause; logged, never shown
+	// Held are the scopes the refused token carries, for KindForbidden: a
+	// step-up asks for them and Scope together, so that the new token
+	// does not lose what the old one could do.
+	Held []Scope
+	Err  error // the cause; logged, never shown
 }
 
 // Error implements error.

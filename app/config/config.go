@@ -26,6 +26,7 @@ import (
 type Config struct {
 	Addr            string        `koanf:"addr"`
 	PublicURL       string        `koanf:"public_url"`
+	PublicAliases   string        `koanf:"public_aliases"`
 	DataDir         string        `koanf:"data_dir"`
 	DatabaseURL     string        `koanf:"database_url"`
 	RedisURL        string        `koanf:"redis_url"`
@@ -60,6 +61,7 @@ type Key struct {
 var Keys = []Key{
 	{"addr", "127.0.0.1:8080", "address the server listens on"},
 	{"public_url", "", "URL clients reach the server at (default: http:// + addr)"},
+	{"public_aliases", "", "comma-separated other origins (scheme://host[:port]) clients may know the server by; its resource metadata and token audiences accept them as public_url"},
 	{"data_dir", "./data", "folder of the embedded SQLite database"},
 	{"database_url", "", "postgres://… to use PostgreSQL; empty for SQLite in data_dir"},
 	{"redis_url", "", "redis://… to share rate limits and progress between replicas; empty for in-process"},
@@ -222,6 +224,9 @@ func (c Config) validate() error {
 	if _, err := c.Origins(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := c.Aliases(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, err)
 	}
@@ -260,6 +265,22 @@ func (c Config) Origins() ([]string, error) {
 		norm, ok := Origin(o)
 		if !ok {
 			return nil, fmt.Errorf("allowed_origins: %q is not an origin such as https://app.example.com", o)
+		}
+		out = append(out, norm)
+	}
+	return out, nil
+}
+
+// Aliases are the configured public_aliases, as origins.
+func (c Config) Aliases() ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(c.PublicAliases, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		norm, ok := Origin(o)
+		if !ok {
+			return nil, fmt.Errorf("public_aliases: %q is not an origin such as https://cairn.example.com", o)
 		}
 		out = append(out, norm)
 	}

@@ -78,7 +78,17 @@ func LinkToken(t testing.TB, a *apptest.App, email string) string {
 	res := a.Do(t, http.MethodPost, "/auth/request-link", "", map[string]any{"email": email},
 		"X-Forwarded-For", ClientAddress())
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	Settle(t)
 	return OutboxLink(t, a, email, "/auth/verify/")
+}
+
+// Settle waits for the sign-in links asked for so far to be mailed: they
+// are mailed off the request path.
+func Settle(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, accounts.Settle(ctx), "the sign-in links asked for are mailed")
 }
 
 // SignIn signs a known person in by the mailed link, as the sign-in page
@@ -222,6 +232,18 @@ func pendingAuthorization(t testing.TB, a *apptest.App, u conformance.User) (id,
 	return pending.Path[strings.LastIndex(pending.Path, "/")+1:], accounts.RefreshCookie + "=" + b.Session, b.CSRF(page)
 }
 
+// anonymousPending opens an authorization request in a browser that is
+// not signed in and returns the pending authorization's id.
+func anonymousPending(t testing.TB, a *apptest.App) string {
+	t.Helper()
+	const redirect = "http://127.0.0.1:5002/cb"
+	b := NewBrowser(t, "")
+	res, page := b.Do(http.MethodGet, AuthorizeURL(a.URL, Register(t, a, redirect), redirect, strings.Repeat("f", 50), string(toolScope(t, a.Server.Registry))), nil)
+	require.Equal(t, http.StatusFound, res.StatusCode, page)
+	loc := res.Header.Get("Location")
+	return loc[strings.LastIndex(loc, "/")+1:]
+}
+
 // consentCall is a valid call of a consent operation: the person's
 // browser, its cookie and the form's CSRF token (the bearer token the kit
 // adds is not what the operation reads).
@@ -359,7 +381,10 @@ func Fixtures(reg *registry.Registry) conformance.Fixtures {
 		"oauth.pending_authorization": {Valid: consentCall(false)},
 		"oauth.approve_authorization": {Valid: consentCall(true), Invalid: withArgs(map[string]any{"csrf": " "})},
 		"oauth.deny_authorization":    {Valid: consentCall(true), Invalid: withArgs(map[string]any{"csrf": " "})},
-		"oauth.connected_apps":        {Valid: appsCall(nil)},
+		"oauth.pending_sign_in": {Valid: func(t testing.TB, a *apptest.App, u conformance.User) apptest.Request {
+			return apptest.Request{Vars: map[string]string{"id": anonymousPending(t, a)}, Args: map[string]any{"email": u.Email}}
+		}, Invalid: withArgs(map[string]any{"email": " "})},
+		"oauth.connected_apps": {Valid: appsCall(nil)},
 		"oauth.revoke_grant": {Valid: appsCall(map[string]any{"clientId": "dcr_none"}),
 			Invalid: withArgs(map[string]any{"clientId": ""})},
 		"oauth.create_personal_token": {Valid: appsCall(map[string]any{"name": "laptop", "scopes": nil}),

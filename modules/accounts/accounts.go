@@ -33,12 +33,13 @@ var Module = fx.Module("accounts", fx.Provide(NewStore, provideAuth))
 
 type authParams struct {
 	fx.In
-	Store    *Store
-	Mail     mail.Sender
-	Settings Settings
-	Words    Words
-	Holders  []Holder `group:"account_holders"`
-	Log      *slog.Logger
+	Lifecycle fx.Lifecycle
+	Store     *Store
+	Mail      mail.Sender
+	Settings  Settings
+	Words     Words
+	Holders   []Holder `group:"account_holders"`
+	Log       *slog.Logger
 }
 
 type authResult struct {
@@ -52,6 +53,7 @@ func provideAuth(p authParams) (authResult, error) {
 	if err != nil {
 		return authResult{}, err
 	}
+	p.Lifecycle.Append(fx.StopHook(a.Close)) // the links asked for are mailed before the process ends
 	return authResult{Auth: a, Declare: a.Declare}, nil
 }
 
@@ -83,6 +85,7 @@ type accessToken struct {
 	ExpiresAt *time.Time `bun:"expires_at"`
 	RevokedAt *time.Time `bun:"revoked_at"`
 	Resource  string     `bun:"resource"` // RFC 8707 audience; "" for every resource of this server
+	Family    string     `bun:"family"`   // the refresh-token family that minted it; "" for none
 }
 
 // Vocabulary is what the store checks a token's scopes against: the
@@ -159,6 +162,12 @@ func (s *Store) CreateToken(ctx context.Context, userID, name string, scs []regi
 // CreateBoundToken is CreateToken for a token accepted only at resource
 // (RFC 8707 audience, e.g. the MCP endpoint's URL); "" binds it to none.
 func (s *Store) CreateBoundToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration, resource string) (string, error) {
+	return s.CreateFamilyToken(ctx, userID, name, scs, ttl, resource, "")
+}
+
+// CreateFamilyToken is CreateBoundToken for a token minted by a refresh
+// token's family (family.go): ending the family revokes it.
+func (s *Store) CreateFamilyToken(ctx context.Context, userID, name string, scs []registry.Scope, ttl time.Duration, resource, family string) (string, error) {
 	if len(scs) == 0 {
 		return "", fmt.Errorf("a token needs at least one scope (%s)", registry.JoinScopes(s.vocab.Scopes()))
 	}
@@ -175,7 +184,7 @@ func (s *Store) CreateBoundToken(ctx context.Context, userID, name string, scs [
 	now := time.Now().UTC()
 	t := &accessToken{
 		ID: uuid.Must(uuid.NewV7()).String(), UserID: userID, Name: name,
-		TokenHash: hashToken(secret), Scopes: registry.JoinScopes(scs), CreatedAt: now, Resource: resource,
+		TokenHash: hashToken(secret), Scopes: registry.JoinScopes(scs), CreatedAt: now, Resource: resource, Family: family,
 	}
 	if ttl > 0 {
 		exp := now.Add(ttl)

@@ -10,6 +10,11 @@ import (
 // ScopeAccount permits acting on one's own account.
 const ScopeAccount registry.Scope = "account"
 
+// RequestLinkLimit is the limit of asking for a sign-in link, wherever it
+// is asked (POST /auth/request-link, a consent page): silent, so that it
+// tells nothing either.
+var RequestLinkLimit = requestLinkLimit
+
 // The limits auth.md states.
 var (
 	requestLinkLimit = registry.PerArgument("email", 3, 15*time.Minute).And(registry.PerIP(10, 15*time.Minute)).Silently()

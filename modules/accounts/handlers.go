@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"cairn.dev/cairn/modules/mail"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
@@ -56,25 +57,8 @@ func (a *Auth) requestLink(ctx context.Context, c *registry.Call, in *EmailInput
 		return Accepted{}, verr
 	}
 	neutral := Accepted{Message: linkRequested}
-	if c.Limited {
-		return neutral, nil // a silent limit: the same answer, nothing done
-	}
-	u, err := a.userByEmail(ctx, email)
-	if err != nil || u == nil {
-		return neutral, err
-	}
-	link, err := a.newMagicLink(ctx, u.ID, false)
-	if err != nil || link == "" {
-		return neutral, err // a pending link stays the only valid one
-	}
-	if err := a.mail.Send(ctx, a.message("sign-in", u.Locale, u.Email, link)); err != nil {
-		// The link cannot be used without its mail: forget it, so the next
-		// request makes one. The failure is reported to the operator (an
-		// error in the log), not in the answer: a refusal only known
-		// addresses could get would tell who has an account.
-		_, _ = storage.Conn(ctx, a.store.db).NewDelete().Table("magic_links").Where("user_id = ? AND consumed_at IS NULL", u.ID).Exec(ctx)
-		a.log.ErrorContext(ctx, "a sign-in link could not be mailed; the person has to ask again", "user", u.ID, "err", err)
-		return neutral, nil
+	if !c.Limited { // a silent limit: the same answer, nothing done
+		a.handOver(ctx, email, "") // courier.go: the same work whoever asks
 	}
 	return neutral, nil
 }
@@ -175,8 +159,9 @@ func (a *Auth) updateMe(ctx context.Context, c *registry.Call, in *PatchMeInput)
 // exports-and-sharing.md: the user's records (each Holder's), refresh
 // tokens and magic links, access requests for the
 // address, then the user row. Devices, notification preferences, pending
-// address changes and every access token go too: nothing is left that a
-// token or a link could reach.
+// address changes, every access token and the guards' records of the
+// person go too, and kept mail to the address after the commit: nothing
+// is left that a token or a link could reach, nor a row that names them.
 // AccountDeleted answers the deletion (204); it clears the refresh
 // cookie when the call carried one.
 type AccountDeleted struct{ clear bool }
@@ -203,6 +188,7 @@ func (a *Auth) deleteImpact(context.Context, *registry.Call) (registry.Impact, e
 
 func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (AccountDeleted, error) {
 	id := c.UserID()
+	var email string
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
 		u, err := a.caller(ctx, c)
 		if err != nil {
@@ -232,15 +218,26 @@ func (a *Auth) deleteMe(ctx context.Context, c *registry.Call, _ *NoInput) (Acco
 				return err
 			}
 		}
-		if _, err := db.NewUpdate().Table("access_tokens").Set("revoked_at = ?", a.now()).
-			Where("user_id = ? AND revoked_at IS NULL", id).Exec(ctx); err != nil {
-			return err
+		// Every token row goes, not only its validity: nothing is kept
+		// that names the account. The guards' records of the person too:
+		// idempotency keys and confirmation tokens.
+		for _, table := range []string{"access_tokens", "idempotency_keys", "confirmation_tokens"} {
+			if _, err := db.NewDelete().Table(table).Where("user_id = ?", id).Exec(ctx); err != nil {
+				return err
+			}
 		}
+		email = u.Email
 		return nil
 	})
 	a.store.forget() // this replica refuses the tokens at once; others within the cache's TTL
 	if err != nil {
 		return AccountDeleted{}, err
+	}
+	if f, ok := a.mail.(mail.Forgetter); ok {
+		// Kept mail (the outbox) names the address and carries its links.
+		if err := f.Forget(ctx, email); err != nil {
+			a.log.ErrorContext(ctx, "the deleted account's kept mail could not be removed", "user", id, "err", err)
+		}
 	}
 	return AccountDeleted{clear: c.Cookies[RefreshCookie] != ""}, nil
 }
@@ -389,12 +386,18 @@ func (a *Auth) emailChange(ctx context.Context, c *registry.Call, in *EmailChang
 	if email == u.Email {
 		return Accepted{}, registry.Invalid("the new address is the current one", registry.Violation{Field: "newEmail", Reason: "must differ from the current address"})
 	}
-	taken, err := storage.Conn(ctx, a.store.db).NewSelect().Table("users").Where("email = ?", email).Count(ctx)
+	owner, err := a.userByEmail(ctx, email)
 	if err != nil {
 		return Accepted{}, err
 	}
-	if taken > 0 {
-		return Accepted{}, registry.Invalid("the new address is already used", registry.Violation{Field: "newEmail", Reason: "is already used by an account"})
+	if owner != nil {
+		// The same answer as for a free address, so that the change
+		// cannot tell who has an account; the address's owner is told
+		// instead, and nothing can be confirmed.
+		if err := a.mail.Send(ctx, a.message("email-taken", owner.Locale, email, "")); err != nil {
+			return Accepted{}, registry.Unavailable("the confirmation could not be mailed; try again shortly", err)
+		}
+		return Accepted{Message: changeAccepted}, nil
 	}
 	token := randomHex(64)
 	now := a.now()

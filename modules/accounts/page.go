@@ -10,9 +10,11 @@ import (
 
 // SignInPage is what a mailed sign-in link opens in a browser. Opening it
 // consumes nothing (mail scanners open links too): the person presses the
-// button, and the page posts the token to /auth/verify, shows the session
-// token it answers, and keeps the person signed in to this server's own
-// pages (OAuth consent) with the session cookie.
+// button, and the page posts the token to /auth/verify, which keeps the
+// person signed in to this server's own pages with the session cookie.
+// It shows no token: it goes back where the link was asked from (an OAuth
+// consent) or offers the page of connected applications and tokens. A
+// link that cannot sign in offers to mail a new one.
 type SignInPage struct{ token, title string }
 
 // WritePage implements registry.Page.
@@ -61,7 +63,7 @@ var signInPage = template.Must(template.New("signin").Parse(`<!doctype html>
 <style>
 body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
 button{font:inherit;padding:.5rem 1.25rem;border:0;border-radius:.3rem;background:#2d6a4f;color:#fff;cursor:pointer}
-code{display:block;word-break:break-all;background:#f3f3f3;padding:.5rem;border-radius:.3rem}
+input{font:inherit;padding:.4rem}
 .error{color:#a4161a}
 </style></head>
 <body>
@@ -69,28 +71,51 @@ code{display:block;word-break:break-all;background:#f3f3f3;padding:.5rem;border-
 <p>This link signs you in once, within 30 minutes of being sent.</p>
 <form id="signin" data-token="{{.Token}}"><button type="submit">Sign in</button></form>
 <div id="result" hidden>
-<p>You are signed in. Your access token (valid 15 minutes):</p><code id="token"></code>
-<p>Your refresh token (gets the next access token from <em>POST /auth/refresh</em>):</p><code id="refresh"></code>
-<p>Use the access token as <em>Authorization: Bearer …</em> on the API and on /mcp.</p>
+<p id="done">You are signed in to {{.Title}} in this browser.</p>
+<p><a id="back" href="/account/apps">Your connected applications and tokens</a></p>
 </div>
-<p id="error" class="error" hidden></p>
+<div id="failed" hidden>
+<p id="error" class="error"></p>
+<form id="again"><p><label>Your address <input type="email" name="email" required maxlength="180" autocomplete="email"></label>
+<button type="submit">Send me a new link</button></p></form>
+<p id="sent" hidden></p>
+</div>
 <script>
 document.getElementById("signin").addEventListener("submit", async function (e) {
   e.preventDefault();
-  var form = e.target, err = document.getElementById("error");
+  var form = e.target;
   form.hidden = true;
   try {
     var res = await fetch("/auth/verify", {method: "POST", headers: {"Content-Type": "application/json"},
       body: JSON.stringify({token: form.dataset.token, keepSignedIn: true})});
     var body = await res.json();
     if (!res.ok) { throw new Error(body.detail || body.error || res.statusText); }
-    document.getElementById("token").textContent = body.token;
-    document.getElementById("refresh").textContent = body.refresh_token;
+    if (body.next && body.next.charAt(0) === "/" && body.next.charAt(1) !== "/") {
+      document.getElementById("back").href = body.next;
+      document.getElementById("back").textContent = "Back to where you asked for the link";
+      document.getElementById("result").hidden = false;
+      location.replace(body.next);
+      return;
+    }
     document.getElementById("result").hidden = false;
   } catch (x) {
-    err.textContent = "This link cannot sign you in (" + x.message + "). Ask for a new one.";
-    err.hidden = false;
+    document.getElementById("error").textContent = "This link cannot sign you in (" + x.message + ").";
+    document.getElementById("failed").hidden = false;
   }
+});
+document.getElementById("again").addEventListener("submit", async function (e) {
+  e.preventDefault();
+  var sent = document.getElementById("sent");
+  try {
+    var res = await fetch("/auth/request-link", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({email: e.target.elements.email.value})});
+    var body = await res.json();
+    sent.textContent = body.message || body.detail || res.statusText;
+  } catch (x) {
+    sent.textContent = "The request could not be sent (" + x.message + "); try again.";
+  }
+  e.target.hidden = true;
+  sent.hidden = false;
 });
 </script>
 </body></html>

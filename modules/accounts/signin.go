@@ -62,6 +62,7 @@ type Auth struct {
 	holders  []Holder
 	words    Words
 	now      func() time.Time
+	courier  courier // sign-in links, off the request path
 }
 
 // Holder is a module keeping records of a user: the account's deletion
@@ -217,7 +218,7 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	link, err := a.newMagicLink(ctx, u.ID, true)
+	link, err := a.newMagicLink(ctx, u.ID, true, "")
 	if err != nil {
 		return nil, false, err
 	}
@@ -229,8 +230,9 @@ func (a *Auth) Invite(ctx context.Context, email, locale string) (*User, bool, e
 
 // newMagicLink stores a fresh link for the user and returns its address.
 // Unless force, it makes none while a valid one is pending ("" then): one
-// valid link per user at most.
-func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (string, error) {
+// valid link per user at most. next is where the browser goes once signed
+// in ("" for nowhere in particular): a path of this server (SafeNext).
+func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool, next string) (string, error) {
 	token := randomHex(64)
 	now := a.now()
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
@@ -253,7 +255,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 		}
 		_, err := db.NewInsert().Model(&map[string]any{
 			"id": uuid.Must(uuid.NewV7()).String(), "user_id": userID, "token_hash": digest(token),
-			"created_at": now, "expires_at": now.Add(MagicLinkTTL),
+			"created_at": now, "expires_at": now.Add(MagicLinkTTL), "next": next,
 		}).TableExpr("magic_links").Exec(ctx)
 		return err
 	})
@@ -268,6 +270,7 @@ func (a *Auth) newMagicLink(ctx context.Context, userID string, force bool) (str
 type Tokens struct {
 	Token        string `json:"token" doc:"Bearer token for the API and /mcp; lives 15 minutes."`
 	RefreshToken string `json:"refresh_token" doc:"Single-use token for POST /auth/refresh; lives 30 days."`
+	Next         string `json:"next,omitempty" doc:"A path of this server the link was asked from (an OAuth consent), where the browser goes back once signed in."`
 
 	keep bool // set the session cookie too (VerifyInput.KeepSignedIn)
 }
@@ -275,13 +278,16 @@ type Tokens struct {
 // errBadLink is the one answer of a link that cannot sign anyone in.
 var errBadLink = registry.Fail(registry.KindUnauthenticated, "the sign-in link is not valid (unknown, already used or expired); ask for a new one")
 
+// errReusedRefresh answers a refresh token used again after its grace.
+var errReusedRefresh = registry.Fail(registry.KindUnauthenticated, "the refresh token was already used, so every token of its session is revoked; sign in again")
+
 // errBadRefresh is the one answer of a refresh token that cannot be used.
 var errBadRefresh = registry.Fail(registry.KindUnauthenticated, "the refresh token is not valid (unknown, already used or expired); sign in again")
 
 // VerifyLink consumes a magic link, once, and opens a session.
 func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 	now := a.now()
-	var userID string
+	var userID, next string
 	err := storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
 		db := storage.Conn(ctx, a.store.db)
 		// The conditional update is the consumption: of two concurrent
@@ -294,7 +300,7 @@ func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 		if n, _ := res.RowsAffected(); n != 1 {
 			return errBadLink
 		}
-		if err := db.NewSelect().Table("magic_links").Column("user_id").Where("token_hash = ?", digest(token)).Scan(ctx, &userID); err != nil {
+		if err := db.NewSelect().Table("magic_links").Column("user_id", "next").Where("token_hash = ?", digest(token)).Scan(ctx, &userID, &next); err != nil {
 			return err
 		}
 		if u, err := a.liveUser(ctx, userID); err != nil || u == nil {
@@ -308,48 +314,65 @@ func (a *Auth) VerifyLink(ctx context.Context, token string) (Tokens, error) {
 		}
 		return Tokens{}, err
 	}
-	return a.openSession(ctx, userID)
+	t, err := a.openSession(ctx, userID)
+	t.Next = SafeNext(next)
+	return t, err
 }
 
-// openSession mints an access token and a first refresh token.
+// SafeNext is next when it is a path of this server (one slash, then
+// RFC 3986 path and query characters, at most 300), "" otherwise: a mailed
+// link may only send the browser back here.
+func SafeNext(next string) string {
+	if len(next) > 300 || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return ""
+	}
+	for _, c := range next {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-._~/?&=%", c)) {
+			return ""
+		}
+	}
+	return next
+}
+
+// openSession starts a family: an access token and a first refresh token.
 func (a *Auth) openSession(ctx context.Context, userID string) (Tokens, error) {
-	refresh := randomHex(64)
-	if err := a.insertRefresh(ctx, userID, refresh); err != nil {
+	family := NewFamily()
+	refresh, sealed := a.NewRefreshToken()
+	if err := a.insertRefresh(ctx, userID, family, refresh, sealed); err != nil {
 		return Tokens{}, err
 	}
-	access, err := a.access(ctx, userID)
+	access, err := a.access(ctx, userID, family)
 	if err != nil {
 		return Tokens{}, err
 	}
 	return Tokens{Token: access, RefreshToken: refresh}, nil
 }
 
-func (a *Auth) access(ctx context.Context, userID string) (string, error) {
-	return a.store.CreateToken(ctx, userID, sessionToken, a.store.vocab.Scopes(), AccessTokenTTL)
+func (a *Auth) access(ctx context.Context, userID, family string) (string, error) {
+	return a.store.CreateFamilyToken(ctx, userID, sessionToken, a.store.vocab.Scopes(), AccessTokenTTL, "", family)
 }
 
-func (a *Auth) insertRefresh(ctx context.Context, userID, token string) error {
+func (a *Auth) insertRefresh(ctx context.Context, userID, family, token, sealed string) error {
 	now := a.now()
 	_, err := storage.Conn(ctx, a.store.db).NewInsert().Model(&map[string]any{
-		"id": uuid.Must(uuid.NewV7()).String(), "user_id": userID, "digest": digest(token),
-		"sealed": a.sealToken(token), "created_at": now, "expires_at": now.Add(RefreshTokenTTL),
+		"id": uuid.Must(uuid.NewV7()).String(), "user_id": userID, "digest": digest(token), "family": family,
+		"sealed": sealed, "created_at": now, "expires_at": now.Add(RefreshTokenTTL),
 	}).TableExpr("refresh_tokens").Exec(ctx)
 	return err
 }
 
 type refreshRow struct {
-	UserID     string           `bun:"user_id"`
-	Sealed     string           `bun:"sealed"`
-	ExpiresAt  time.Time        `bun:"expires_at"`
-	ReplacedBy *string          `bun:"replaced_by"`
-	DeletedAt  storage.NullTime `bun:"deleted_at"`
+	UserID    string           `bun:"user_id"`
+	ExpiresAt time.Time        `bun:"expires_at"`
+	UsedAt    storage.NullTime `bun:"used_at"`
+	DeletedAt storage.NullTime `bun:"deleted_at"`
 }
 
 func (a *Auth) refreshRow(ctx context.Context, dig string) (*refreshRow, error) {
 	r := new(refreshRow)
 	err := storage.Conn(ctx, a.store.db).NewSelect().TableExpr("refresh_tokens AS r").
 		Join("JOIN users AS u ON u.id = r.user_id").
-		ColumnExpr("r.user_id, r.sealed, r.expires_at, r.replaced_by, u.deleted_at").
+		ColumnExpr("r.user_id, r.expires_at, r.used_at, u.deleted_at").
 		Where("r.digest = ?", dig).Scan(ctx, r)
 	if storage.NoRows(err) {
 		return nil, nil
@@ -357,71 +380,27 @@ func (a *Auth) refreshRow(ctx context.Context, dig string) (*refreshRow, error) 
 	return r, err
 }
 
-// Refresh rotates a refresh token: a compare-and-set points the old token
-// at its successor and cuts its life to the grace; a replay inside the
-// grace answers the same successor; concurrent refreshes yield one.
+// Refresh rotates a sign-in refresh token by the family rule (family.go):
+// a successor and a fresh access token; a replay inside the grace answers
+// the same successor; a reuse after it ends the session's family.
 func (a *Auth) Refresh(ctx context.Context, token string) (Tokens, error) {
-	dig := digest(token)
-	for range 3 {
-		now := a.now()
-		row, err := a.refreshRow(ctx, dig)
-		if err != nil {
-			return Tokens{}, err
-		}
-		if row == nil || row.DeletedAt.Valid || !now.Before(row.ExpiresAt) {
-			return Tokens{}, errBadRefresh
-		}
-		if row.ReplacedBy != nil { // a replay inside the grace
-			next, err := a.refreshRow(ctx, *row.ReplacedBy)
-			if err != nil {
-				return Tokens{}, err
-			}
-			if next == nil {
-				return Tokens{}, errBadRefresh
-			}
-			successor, err := a.openToken(next.Sealed)
-			if err != nil {
-				return Tokens{}, errBadRefresh // an undecryptable successor (the secret changed)
-			}
-			access, err := a.access(ctx, row.UserID)
-			if err != nil {
-				return Tokens{}, err
-			}
-			return Tokens{Token: access, RefreshToken: successor}, nil
-		}
-		successor := randomHex(64)
-		swapped := false
-		err = storage.Tx{DB: a.store.db}.InTx(ctx, func(ctx context.Context) error {
-			if err := a.insertRefresh(ctx, row.UserID, successor); err != nil {
-				return err
-			}
-			res, err := storage.Conn(ctx, a.store.db).NewUpdate().Table("refresh_tokens").
-				Set("replaced_by = ?", digest(successor)).Set("expires_at = ?", now.Add(RefreshGrace)).
-				Where("digest = ? AND replaced_by IS NULL", dig).Exec(ctx)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n != 1 {
-				return errLostRace // someone rotated it first: undo our successor
-			}
-			swapped = true
-			return nil
-		})
-		if errors.Is(err, errLostRace) || (err != nil && storage.IsUniqueViolation(err)) {
-			continue // read again: it is now a replay of the winner's rotation
-		}
-		if err != nil {
-			return Tokens{}, err
-		}
-		if swapped {
-			access, err := a.access(ctx, row.UserID)
-			if err != nil {
-				return Tokens{}, err
-			}
-			return Tokens{Token: access, RefreshToken: successor}, nil
-		}
+	rot, err := a.Rotate(ctx, "refresh_tokens", token, func(ctx context.Context, row *RefreshRow, successor, sealed string) error {
+		return a.insertRefresh(ctx, row.UserID, row.Family, successor, sealed)
+	})
+	if errors.Is(err, ErrRefreshRefused) {
+		return Tokens{}, errBadRefresh
 	}
-	return Tokens{}, errBadRefresh
+	if errors.Is(err, ErrRefreshReused) {
+		return Tokens{}, errReusedRefresh
+	}
+	if err != nil {
+		return Tokens{}, err
+	}
+	access, err := a.access(ctx, rot.Row.UserID, rot.Row.Family)
+	if err != nil {
+		return Tokens{}, err
+	}
+	return Tokens{Token: access, RefreshToken: rot.Successor}, nil
 }
 
 var errLostRace = errors.New("accounts: the refresh token was rotated meanwhile")
@@ -450,7 +429,8 @@ func (a *Auth) SessionOf(ctx context.Context, token string) (Session, error) {
 		return Session{}, nil
 	}
 	row, err := a.refreshRow(ctx, digest(token))
-	if err != nil || row == nil || row.DeletedAt.Valid || !a.now().Before(row.ExpiresAt) {
+	if err != nil || row == nil || row.DeletedAt.Valid || !a.now().Before(row.ExpiresAt) ||
+		(row.UsedAt.Valid && !a.now().Before(row.UsedAt.Time.Add(RefreshGrace))) {
 		return Session{}, err
 	}
 	u, err := a.liveUser(ctx, row.UserID)

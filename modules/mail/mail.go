@@ -167,6 +167,30 @@ func (o *Outbox) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
+// Forgetter is a Sender that keeps what it sent (the outbox) and can
+// forget every message to an address, as an account's deletion asks.
+type Forgetter interface {
+	Forget(ctx context.Context, to string) error
+}
+
+var _ Forgetter = (*Outbox)(nil)
+
+// Forget implements Forgetter: every kept message to the address is removed.
+func (o *Outbox) Forget(_ context.Context, to string) error {
+	ms, err := o.List()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if strings.EqualFold(m.To, to) {
+			if err := os.Remove(filepath.Join(o.dir, m.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("mail: outbox %s: %w", o.dir, err)
+			}
+		}
+	}
+	return nil
+}
+
 // List returns the outbox's messages, oldest first.
 func (o *Outbox) List() ([]Message, error) {
 	entries, err := os.ReadDir(o.dir)

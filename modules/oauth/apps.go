@@ -230,6 +230,18 @@ func (s *Server) createPersonalToken(ctx context.Context, c *registry.Call, in *
 	return AppsAnswer{page: &pg}, nil
 }
 
+// tokenScopes are the scopes a personal access token may carry: every
+// declared one but the account's.
+func (s *Server) tokenScopes() []registry.ScopeDoc {
+	var out []registry.ScopeDoc
+	for _, d := range s.reg.ScopeDocs() {
+		if d.Scope != accounts.ScopeAccount {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // checkNewToken judges a new token's form: a name of the person's own,
 // and known scopes.
 func (s *Server) checkNewToken(in *NewTokenInput) []registry.Violation {
@@ -239,7 +251,10 @@ func (s *Server) checkNewToken(in *NewTokenInput) []registry.Violation {
 		vs = append(vs, registry.Violation{Field: "name", Reason: "is required, and not one of the names this server gives its own tokens"})
 	}
 	for _, sc := range in.Scopes {
-		if !s.reg.HasScope(registry.Scope(sc)) {
+		switch {
+		case registry.Scope(sc) == accounts.ScopeAccount:
+			vs = append(vs, registry.Violation{Field: "scopes", Reason: "account is not given to tokens: what it permits is done in the browser, signed in"})
+		case !s.reg.HasScope(registry.Scope(sc)):
 			vs = append(vs, registry.Violation{Field: "scopes", Reason: "names an unknown scope: " + registry.Clip(sc)})
 		}
 	}
@@ -338,7 +353,7 @@ func (s *Server) appsPage(ctx context.Context, c *registry.Call, sess accounts.S
 	if err != nil {
 		return AppsPage{}, err
 	}
-	v := appsView{Product: s.auth.Words().Title, Email: sess.Email, CSRF: pageCSRF(c), NewToken: newToken, Grants: gs, Scopes: s.reg.ScopeDocs()}
+	v := appsView{Product: s.auth.Words().Title, Email: sess.Email, CSRF: pageCSRF(c), NewToken: newToken, Grants: gs, Scopes: s.tokenScopes()}
 	for _, t := range ts {
 		l := tokenLine{ID: t.ID, Name: t.Name, Scopes: registry.JoinScopes(t.Scopes), Created: t.CreatedAt.Format("2006-01-02"), Expires: "never"}
 		if t.ExpiresAt != nil {
@@ -357,12 +372,12 @@ var appsTemplate = template.Must(template.New("apps").Parse(`<!doctype html>
 {{if .NewToken}}<div id="new-token"><p>Your new token, shown this once: copy it now.</p><code id="token">{{.NewToken}}</code></div>{{end}}
 <h2>Applications</h2>
 {{if .Grants}}<table id="grants"><tr><th>Application</th><th>From</th><th>May</th><th>Since</th><th></th></tr>
-{{range .Grants}}<tr><td>{{.Name}} <span class="kind">{{.Kind}}</span></td><td>{{.Host}}</td><td><code>{{.Scope}}</code></td><td>{{.Since.Format "2006-01-02"}}</td>
+{{range .Grants}}<tr><td>{{.Name}} <span class="kind">{{.Kind}}</span></td><td>{{.Host}}</td><td><code>{{.Scope}}</code></td><td class="date">{{.Since.Format "2006-01-02"}}</td>
 <td><form method="post" action="/account/apps/grants/revoke"><input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="clientId" value="{{.ClientID}}"><button type="submit">Revoke</button></form></td></tr>
 {{end}}</table>{{else}}<p id="no-grants">No application has access.</p>{{end}}
 <h2>Personal access tokens</h2>
 {{if .Tokens}}<table id="tokens"><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Expires</th><th></th></tr>
-{{range .Tokens}}<tr><td>{{.Name}}</td><td><code>{{.Scopes}}</code></td><td>{{.Created}}</td><td>{{.Expires}}</td>
+{{range .Tokens}}<tr><td>{{.Name}}</td><td><code>{{.Scopes}}</code></td><td class="date">{{.Created}}</td><td class="date">{{.Expires}}</td>
 <td><form method="post" action="/account/apps/tokens/revoke"><input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="tokenId" value="{{.ID}}"><button type="submit">Revoke</button></form></td></tr>
 {{end}}</table>{{else}}<p id="no-tokens">No personal access token.</p>{{end}}
 <h2>New personal access token</h2>

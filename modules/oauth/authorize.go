@@ -58,7 +58,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if redirect == "" && len(c.redirects()) == 1 {
 		redirect = c.redirects()[0]
 	}
-	if !c.redirectAllowed(redirect) {
+	if redirectProblem(redirect) != "" || !c.redirectAllowed(redirect) {
 		page(w, http.StatusBadRequest, "Wrong return address", "The application asked to be answered at an address it did not register.")
 		return
 	}

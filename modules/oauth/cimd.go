@@ -142,8 +142,8 @@ func parseMetadata(id string, body []byte) (*metadataDocument, error) {
 		return nil, refuseMetadata("client_name is longer than 100 characters")
 	}
 	for _, u := range doc.RedirectURIs {
-		if !validRedirect(u) || strings.Contains(u, "\n") {
-			return nil, refuseMetadata("a redirect URI is https, or http on a loopback address, without a fragment")
+		if problem := redirectProblem(u); problem != "" {
+			return nil, refuseMetadata(problem)
 		}
 	}
 	if err := checkGrants(doc.GrantTypes, doc.ResponseTypes); err != "" {

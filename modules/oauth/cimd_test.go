@@ -54,7 +54,7 @@ func TestParseMetadata(t *testing.T) {
 		{"another client_id", `{"client_id":"https://evil.example/client.json","redirect_uris":["http://127.0.0.1/cb"]}`, "not the URL it was fetched from"},
 		{"no client_id", `{"redirect_uris":["http://127.0.0.1/cb"]}`, "not the URL it was fetched from"},
 		{"no redirect_uris", `{"client_id":"` + id + `"}`, "between 1 and 8 redirect_uris"},
-		{"a plain http redirect", `{"client_id":"` + id + `","redirect_uris":["http://app.example.com/cb"]}`, "a redirect URI is https"},
+		{"a plain http redirect", `{"client_id":"` + id + `","redirect_uris":["http://app.example.com/cb"]}`, "plain http is for a loopback address only"},
 		{"a secret", `{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1/cb"],"client_secret":"s"}`, "no client_secret"},
 		{"a confidential client", `{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, "public clients"},
 		{"the implicit grant", `{"client_id":"` + id + `","redirect_uris":["http://127.0.0.1/cb"],"grant_types":["implicit"]}`, "unsupported grant type"},

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,14 +72,26 @@ func isLoopback(u *url.URL) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validRedirect accepts https redirects and loopback http ones, without a
-// fragment (RFC 6749 §3.1.2) or credentials.
-func validRedirect(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil || u.Fragment != "" || u.User != nil || u.Host == "" {
-		return false
+// registrationBudget is what a registration is counted under: its client
+// address, and from a loopback address (where every desktop client of the
+// machine comes from) its redirect URIs too, loopback ports aside, since
+// a native client draws a port anew each time. Only someone on the
+// machine can choose a loopback address.
+func registrationBudget(from string, redirects []string) string {
+	key := "oauth.register:" + from
+	if ip := net.ParseIP(from); ip == nil || !ip.IsLoopback() {
+		return key
 	}
-	return u.Scheme == "https" || isLoopback(u)
+	names := make([]string, 0, len(redirects))
+	for _, raw := range redirects {
+		if u, err := url.Parse(raw); err == nil && isLoopback(u) {
+			u.Host = u.Hostname()
+			raw = u.String()
+		}
+		names = append(names, raw)
+	}
+	slices.Sort(names)
+	return key + ":" + digest(strings.Join(names, "\n"))
 }
 
 // client finds the client named by id: a metadata document's (fetched
@@ -118,16 +131,6 @@ type registration struct {
 // register is Dynamic Client Registration for public clients: the client
 // proves nothing but its redirect URIs, so those are all it is bound to.
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
-	ok, wait, err := s.limiter.Allow(r.Context(), "oauth.register:"+r.Header.Get(registry.HeaderClientAddress), RegistrationsPerHour, time.Hour)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "registrations cannot be counted now; try again")
-		return
-	}
-	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
-		writeError(w, http.StatusTooManyRequests, "too_many_requests", "too many registrations from this address; try again later")
-		return
-	}
 	var reg registration
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRegistration))
 	if err != nil || json.Unmarshal(body, &reg) != nil {
@@ -146,13 +149,25 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, u := range reg.RedirectURIs {
-		if !validRedirect(u) || strings.Contains(u, "\n") {
-			writeError(w, http.StatusBadRequest, "invalid_redirect_uri", "a redirect URI is https, or http on a loopback address, without a fragment: "+u)
+		if problem := redirectProblem(u); problem != "" {
+			writeError(w, http.StatusBadRequest, "invalid_redirect_uri", problem+": "+registry.Clip(u))
 			return
 		}
 	}
 	if e := checkGrants(reg.GrantTypes, reg.ResponseTypes); e != "" {
 		writeError(w, http.StatusBadRequest, "invalid_client_metadata", e)
+		return
+	}
+	// Counted once judged, so that a refused registration spends nothing.
+	ok, wait, err := s.limiter.Allow(r.Context(), registrationBudget(r.Header.Get(registry.HeaderClientAddress), reg.RedirectURIs), RegistrationsPerHour, time.Hour)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "registrations cannot be counted now; try again")
+		return
+	}
+	if !ok {
+		// RFC 7591 has no code for a limit: RFC 6749's temporarily_unavailable, with 429 and Retry-After.
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+		writeError(w, http.StatusTooManyRequests, "temporarily_unavailable", "too many registrations from this client; try again later")
 		return
 	}
 	// Forget the registrations nobody used for a long time (their grants go

@@ -33,26 +33,3 @@ func TestRedirectMatching(t *testing.T) {
 		}
 	}
 }
-
-// TestValidRedirect: a client registers https or loopback http redirects.
-func TestValidRedirect(t *testing.T) {
-	tests := []struct {
-		uri  string
-		want bool
-	}{
-		{"https://app.example.com/cb", true},
-		{"http://127.0.0.1:3000/cb", true},
-		{"http://[::1]:3000/cb", true},
-		{"http://localhost/cb", true},
-		{"http://app.example.com/cb", false},
-		{"https://app.example.com/cb#frag", false},
-		{"https://user:pw@app.example.com/cb", false},
-		{"javascript:alert(1)", false},
-		{"/relative", false},
-	}
-	for _, tt := range tests {
-		if got := validRedirect(tt.uri); got != tt.want {
-			t.Errorf("validRedirect(%q) = %v, want %v", tt.uri, got, tt.want)
-		}
-	}
-}

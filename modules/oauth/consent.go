@@ -59,8 +59,84 @@ func (s *Server) Declare(reg *registry.Registry) {
 			},
 		}, checkDecision))
 	}
+	registry.Add(reg, recorded(registry.Op[SignInInput, LinkSent]{
+		ID: "oauth.pending_sign_in", Summary: "Ask, from the consent page, for a sign-in link that brings the browser back to it",
+		HTTP: registry.Post(pendingRoute+"/sign-in", http.StatusOK).WithForm().WithPages(refusalPage), Tool: browser,
+		Scope: registry.Public, Owner: pending, RateLimit: accounts.RequestLinkLimit,
+		Lock: registry.NoLock, Precondition: registry.NoPrecondition,
+		Confirm:     registry.NoConfirmBecause("asking for a sign-in link changes nothing but the request's wait"),
+		Idempotency: registry.NotACreation, Hints: registry.Hints{OpenWorld: true},
+		Handle: s.askLink,
+	}, checkSignIn))
 	s.declareApps(reg)
 }
+
+// SignInInput is what the consent page's sign-in form posts.
+type SignInInput struct {
+	Email string `json:"email" maxLength:"254" doc:"The person's address: a sign-in link goes to it if it belongs to an account."`
+}
+
+// RecordVersion implements registry.Record.
+func (*SignInInput) RecordVersion() int64 { return 0 }
+
+func checkSignIn(in *SignInInput) []registry.Violation { return required("email", in.Email) }
+
+// PendingWait is how long a pending authorization waits, at most, for a
+// person who asked for a sign-in link from its consent page: the link's
+// own life, within an hour of the request.
+const PendingWait = accounts.MagicLinkTTL
+
+// askLink mails a sign-in link leading back to this consent, and lets the
+// pending authorization wait for it: the same neutral answer whoever asks.
+func (s *Server) askLink(ctx context.Context, c *registry.Call, in *SignInInput) (LinkSent, error) {
+	sent := LinkSent{product: s.auth.Words().Title}
+	email, verr := accounts.NormalizeEmail("email", in.Email)
+	if verr != nil {
+		return LinkSent{}, verr // judged before anything is written
+	}
+	if c.Limited {
+		return sent, nil // silent, as POST /auth/request-link
+	}
+	id := c.Var("id")
+	a := new(authorization)
+	if err := storage.Conn(ctx, s.db).NewSelect().Model(a).Where("id = ?", id).Scan(ctx); err != nil {
+		return LinkSent{}, registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+	}
+	until := s.now().Add(PendingWait)
+	if limit := a.CreatedAt.Add(time.Hour); until.After(limit) {
+		until = limit
+	}
+	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model((*authorization)(nil)).Set("expires_at = ?", until).
+		Where("id = ? AND status = ? AND expires_at < ?", id, statusPending, until).Exec(ctx); err != nil {
+		return LinkSent{}, registry.Internal(err)
+	}
+	if verr := s.auth.RequestLinkBack(ctx, email, PendingPath+id); verr != nil {
+		return LinkSent{}, verr
+	}
+	return sent, nil
+}
+
+// LinkSent is the consent's answer to a sign-in request: the neutral text
+// and what to do next.
+type LinkSent struct{ product string }
+
+// WritePage implements registry.Page.
+func (p LinkSent) WritePage(w io.Writer) error {
+	return linkSentTemplate.Execute(w, struct{ Product string }{p.product})
+}
+
+// AsPage implements registry.Negotiated.
+func (p LinkSent) AsPage() registry.Page { return p }
+
+// ContentSecurityPolicy implements registry.PagePolicy.
+func (LinkSent) ContentSecurityPolicy() string { return strictPolicy }
+
+var linkSentTemplate = template.Must(template.New("sent").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Check your mail</title>` + style + `</head><body><h1>Check your mail</h1>
+<p id="link-sent">If this address belongs to a {{.Product}} account, a sign-in link is on its way. Open it in this browser:
+once you press its button, it brings you back to this request, which waits for you for 30 minutes.</p></body></html>
+`))
 
 // decisionConfirm is the consent decisions' confirmation: the consent page
 // is where the person decides, so it asks nothing more, and a denied
@@ -113,9 +189,13 @@ func (s *Server) pending(ctx context.Context, c *registry.Call) (*authorization,
 	return a, sess, nil
 }
 
-// consent shows who asks for what.
+// consent shows who asks for what; to a person not signed in, who asks
+// and a form to ask for the sign-in link that brings them back.
 func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoInput) (ConsentPage, error) {
 	a, sess, err := s.pending(ctx, c)
+	if err == errSignIn {
+		return s.signInFirst(ctx, c)
+	}
 	if err != nil {
 		return ConsentPage{}, err
 	}
@@ -131,7 +211,11 @@ func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoIn
 	for _, sc := range parseScopes(a.Scope) {
 		v.Scopes = append(v.Scopes, scopeLine{Name: string(sc), Doc: docs[sc]})
 	}
-	back, _ := url.Parse(a.RedirectURI) // checked against the client's
+	back, err := url.Parse(a.RedirectURI) // checked against the client's
+	if err != nil || redirectProblem(a.RedirectURI) != "" {
+		// Kept before the grammar was this strict: it reaches no header.
+		return ConsentPage{}, registry.Fail(registry.KindNotFound, "the application's return address is no longer accepted here; start again from the application")
+	}
 	v.ReturnHost = back.Host
 	if cl.selfDescribed() {
 		u, _ := url.Parse(cl.ID) // checked before it was fetched
@@ -142,7 +226,21 @@ func (s *Server) consent(ctx context.Context, c *registry.Call, _ *accounts.NoIn
 		v.Host, v.Kind = back.Host, "Registered"
 		v.Registration = "It registered itself here (Dynamic Client Registration). Its name is its own claim, checked by nobody."
 	}
-	return ConsentPage{view: v, formTarget: back.Scheme + "://" + back.Host}, nil
+	return ConsentPage{view: v, formTarget: formSource(back)}, nil
+}
+
+// signInFirst is the consent page of a person not signed in: the
+// application's name and the form asking for a link.
+func (s *Server) signInFirst(ctx context.Context, c *registry.Call) (ConsentPage, error) {
+	a := new(authorization)
+	if err := storage.Conn(ctx, s.db).NewSelect().Model(a).Where("id = ?", c.Var("id")).Scan(ctx); err != nil {
+		return ConsentPage{}, registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+	}
+	name := "An application"
+	if cl, err := s.storedClient(ctx, a.ClientID); err == nil && cl != nil {
+		name = cl.Name
+	}
+	return ConsentPage{signIn: true, view: consentView{Client: name, Product: s.auth.Words().Title, Action: PendingPath + a.ID}}, nil
 }
 
 // DecisionInput is what the consent form posts.
@@ -231,10 +329,16 @@ func sentBack(base string, v url.Values) SentBack {
 type ConsentPage struct {
 	view       consentView
 	formTarget string // the client's origin, where the answer sends the browser
+	signIn     bool   // the person is not signed in: the form asks for a link
 }
 
 // WritePage implements registry.Page.
-func (p ConsentPage) WritePage(w io.Writer) error { return consentTemplate.Execute(w, p.view) }
+func (p ConsentPage) WritePage(w io.Writer) error {
+	if p.signIn {
+		return signInFirstTemplate.Execute(w, p.view)
+	}
+	return consentTemplate.Execute(w, p.view)
+}
 
 // AsPage implements registry.Negotiated: the consent is a page, whoever
 // asks.
@@ -245,6 +349,9 @@ func (p ConsentPage) AsPage() registry.Page { return p }
 // redirects that follow a submission too, so the client's own origin is
 // named: the 303 to its redirect URI is that redirect.
 func (p ConsentPage) ContentSecurityPolicy() string {
+	if p.signIn {
+		return "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+	}
 	return "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' " + p.formTarget +
 		"; base-uri 'none'; frame-ancestors 'none'"
 }
@@ -283,7 +390,7 @@ type consentView struct {
 
 const style = `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}li{margin:.4rem 0}.who{color:#555}.kind{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#eee;font-size:.85rem}
-button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}</style>`
+button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left;border-bottom:1px solid #ddd}.date{white-space:nowrap}</style>`
 
 var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -297,6 +404,17 @@ After your answer, you go back to <strong>{{.ReturnHost}}</strong>. You are sign
 <input type="hidden" name="csrf" value="{{.CSRF}}">
 <button type="submit" id="approve">Allow</button>
 <button type="submit" id="deny" formaction="{{.Action}}/deny">Deny</button>
+</form></body></html>
+`))
+
+var signInFirstTemplate = template.Must(template.New("signin-first").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Sign in to answer {{.Client}}</title>` + style + `</head><body>
+<h1><strong id="client">{{.Client}}</strong> asks to use your {{.Product}} account</h1>
+<p>Sign in first: give your address, and open the link mailed to you in this browser. It brings you back here to allow or deny.</p>
+<form method="post" action="{{.Action}}/sign-in">
+<p><label>Your address <input type="email" id="signin-email" name="email" required maxlength="180" autocomplete="email"></label></p>
+<button type="submit" id="signin-send">Mail me a sign-in link</button>
 </form></body></html>
 `))
 

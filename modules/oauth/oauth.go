@@ -44,6 +44,11 @@ var Migrations = migrations.Dir("oauth", migrationFiles, "migrations")
 // of the resources its tokens are for.
 type Issuer func() string
 
+// Names are every origin the server is known by, the issuer's first (its
+// public_url, the aliases declared, the loopback twins of a loopback
+// address): a token may be bound to the resources under any of them.
+type Names func() []string
+
 // Lifetimes of what the server issues.
 const (
 	AccessTokenTTL   = time.Hour
@@ -64,7 +69,8 @@ const (
 // provides an Issuer.
 var Module = fx.Module("oauth", fx.Provide(New,
 	fx.Annotate(routes, fx.ResultTags(`group:"infrastructure,flatten"`)),
-	fx.Annotate(func(s *Server) registry.Declarer { return s.Declare }, fx.ResultTags(`group:"declarations"`))))
+	fx.Annotate(func(s *Server) registry.Declarer { return s.Declare }, fx.ResultTags(`group:"declarations"`)),
+	fx.Annotate(func(db *bun.DB) accounts.Holder { return NewGrants(db) }, fx.ResultTags(`group:"account_holders"`))))
 
 type params struct {
 	fx.In
@@ -73,6 +79,7 @@ type params struct {
 	Auth     *accounts.Auth
 	Registry *registry.Registry
 	Issuer   Issuer
+	Names    Names `optional:"true"`
 	Limiter  Limiter
 	// Fetcher fetches client metadata documents; without one, clients
 	// register (Dynamic Client Registration) and metadata documents are
@@ -100,6 +107,7 @@ type Server struct {
 	auth    *accounts.Auth
 	reg     *registry.Registry
 	issuer  Issuer
+	names   Names
 	limiter Limiter
 	fetcher Fetcher
 	now     func() time.Time
@@ -107,7 +115,7 @@ type Server struct {
 
 // New returns the authorization server.
 func New(p params) *Server {
-	return &Server{db: p.DB, store: p.Store, auth: p.Auth, reg: p.Registry, issuer: p.Issuer, limiter: p.Limiter, fetcher: p.Fetcher, now: func() time.Time { return time.Now().UTC() }}
+	return &Server{db: p.DB, store: p.Store, auth: p.Auth, reg: p.Registry, issuer: p.Issuer, names: p.Names, limiter: p.Limiter, fetcher: p.Fetcher, now: func() time.Time { return time.Now().UTC() }}
 }
 
 // Paths of the endpoints.
@@ -148,8 +156,19 @@ func (s *Server) scopes() []registry.Scope {
 }
 
 // resources are the audiences a token may be bound to: the MCP endpoint
-// (the default) and the HTTP API.
-func (s *Server) resources() []string { return []string{s.issuer() + "/mcp", s.issuer()} }
+// (the default) and the HTTP API, under each of the server's names.
+func (s *Server) resources() []string {
+	out := []string{s.issuer() + "/mcp", s.issuer()}
+	if s.names == nil {
+		return out
+	}
+	for _, n := range s.names() {
+		if !slices.Contains(out, n) {
+			out = append(out, n+"/mcp", n)
+		}
+	}
+	return out
+}
 
 func randomToken() string {
 	b := make([]byte, 32)
