@@ -15,7 +15,7 @@ const MaxConcurrentUploads = 3
 
 // UploadWait is how long an upload beyond MaxConcurrentUploads waits for a
 // slot before it is refused with 503 and Retry-After. A waiting upload
-// holds only its multipart form: at most 8 MB in memory, the rest spooled
+// holds only its multipart form: about 1 MB in memory, the rest spooled
 // to disk by the face.
 const UploadWait = 15 * time.Second
 
