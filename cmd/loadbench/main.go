@@ -52,6 +52,8 @@ func main() {
 		err = serveBareMCP(os.Args[2:])
 	case "uploads":
 		err = runUploads(os.Args[2:], os.Stdout)
+	case "scale":
+		err = runScale(os.Args[2:], os.Stdout)
 	default:
 		err = run(os.Args[1:], os.Stdout)
 	}
