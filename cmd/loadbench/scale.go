@@ -295,9 +295,23 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 		return nil, fmt.Errorf("MCP: %w", err)
 	}
 	d := &scaleDriver{w: w, procs: procs, db: db, conns: o.conns, skew: o.skew}
+	reads := []scaleOp{mixOps[0], mixOps[1]}
 	// Warm-up: the prepared statements, the first reads of the hottest trips.
-	if _, err := d.run(mixOps, "both", time.Second, 0); err != nil {
+	if _, err := d.run(reads, "both", time.Second, 0); err != nil {
 		return nil, err
+	}
+	// Each read alone first, while nothing an edit dispatched runs beside.
+	alone := func(op scaleOp, face string) error {
+		res, err := d.run([]scaleOp{{op.name, 1, op.read}}, face, o.duration/2, 0)
+		run.alone[op.name+"/"+face] = res
+		return err
+	}
+	for _, op := range reads {
+		for _, face := range []string{"http", "mcp"} {
+			if err := alone(op, face); err != nil {
+				return nil, err
+			}
+		}
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: %s %d users: the mix\n", engine, users)
 	if run.mix, err = d.run(mixOps, "both", o.duration, 0); err != nil {
@@ -307,17 +321,9 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	if run.half, err = d.run(mixOps, "both", o.duration, rate); err != nil {
 		return nil, err
 	}
-	for _, op := range mixOps {
-		faces := []string{"http"}
-		if op.read {
-			faces = append(faces, "mcp")
-		}
-		for _, face := range faces {
-			res, err := d.run([]scaleOp{{op.name, 1, op.read}}, face, o.duration/2, 0)
-			if err != nil {
-				return nil, err
-			}
-			run.alone[op.name+"/"+face] = res
+	for _, op := range mixOps[2:] {
+		if err := alone(op, "http"); err != nil {
+			return nil, err
 		}
 	}
 	return run, nil
@@ -516,7 +522,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	}
 	pids := d.pids()
 	for _, pid := range pids {
-		waitIdle(pid, 5*time.Second)
+		waitIdle(pid, 20*time.Second) // what an earlier run dispatched is not this one's
 	}
 	var dbPIDs []int
 	if d.db != nil {
@@ -611,7 +617,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	wg.Wait()
 	out.elapsed = time.Since(start)
 	for _, pid := range pids {
-		waitIdle(pid, 10*time.Second) // the recuts the edits dispatched are theirs
+		waitIdle(pid, 20*time.Second) // the recuts the edits dispatched are theirs
 	}
 	out.cpu = cpuOf(pids) - cpu0
 	out.dbCPU = cpuOf(dbPIDs) - db0
