@@ -50,6 +50,7 @@ type scaleOptions struct {
 	replicas                        int
 	skew                            float64
 	keep                            bool
+	pprof                           string
 }
 
 // scaleOp is one kind of request of the mix.
@@ -80,6 +81,7 @@ func runScale(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.replicas, "replicas", 2, "Cairn replicas over PostgreSQL")
 	fs.Float64Var(&o.skew, "zipf", 1.1, "Zipf exponent of the users' popularity (> 1)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
+	fs.StringVar(&o.pprof, "pprof", "", "OP/FACE (e.g. get_trip/http) to profile when run alone at full size, into scale-ENGINE.prof")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -99,7 +101,7 @@ func runScale(args []string, stdout io.Writer) error {
 	}
 	loadBefore := loadAverage()
 	fmt.Fprintln(os.Stderr, "loadbench: building ./cmd/cairn")
-	bin, err := cairnBinary(root, dir, false, "")
+	bin, err := cairnBinary(root, dir, o.pprof != "", "")
 	if err != nil {
 		return err
 	}
@@ -271,13 +273,18 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 			p.stop()
 		}
 	}()
+	pprofAddr := ""
 	for i := range run.replicas {
 		addr, err := freeAddr()
 		if err != nil {
 			return nil, err
 		}
-		p, err := start(fmt.Sprintf("cairn-scale-%s-%d-%d", engine, users, i), addr, dir, cpu,
-			append([]string{"CAIRN_ADDR=" + addr}, env...), bin, "serve")
+		serveEnv := append([]string{"CAIRN_ADDR=" + addr}, env...)
+		if i == 0 && o.pprof != "" {
+			pprofAddr, _ = freeAddr()
+			serveEnv = append(serveEnv, "LOADBENCH_PPROF="+pprofAddr)
+		}
+		p, err := start(fmt.Sprintf("cairn-scale-%s-%d-%d", engine, users, i), addr, dir, cpu, serveEnv, bin, "serve")
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +309,14 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	}
 	// Each read alone first, while nothing an edit dispatched runs beside.
 	alone := func(op scaleOp, face string) error {
+		var stop func() error
+		if pprofAddr != "" && op.name+"/"+face == o.pprof && users == o.users {
+			stop = startProfile(pprofAddr, "scale-"+engine+".prof")
+		}
 		res, err := d.run([]scaleOp{{op.name, 1, op.read}}, face, o.duration/2, 0)
+		if stop != nil {
+			err = errors.Join(err, stop())
+		}
 		run.alone[op.name+"/"+face] = res
 		return err
 	}
@@ -693,7 +707,7 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 			return label, err
 		}
 		switch {
-		case res.StatusCode == http.StatusPreconditionFailed && staleErr == nil:
+		case res.StatusCode == http.StatusPreconditionFailed && attempt < 3:
 			// Read the trip's version as a client would, and send again.
 			r2, err := c.do(request(http.MethodGet, c.addr, "/trips/"+id, nil, "Authorization", "Bearer "+token))
 			if err != nil {
@@ -705,6 +719,7 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 			}
 			c.versions[id] = nv
 			staleErr = errStale
+			confirm = "" // a confirmation is for the version it was asked at
 			continue
 		case res.StatusCode == http.StatusConflict && confirm == "" && res.Header.Get("Confirmation-Token") != "":
 			// A recut discards what the days held: the server asks, the
@@ -783,6 +798,9 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		}
 		if run.mix.first != nil {
 			fmt.Fprintf(w, "first error of %s %d trips mix: %v\n", run.engine, run.trips, run.mix.first)
+		}
+		if run.half.first != nil {
+			fmt.Fprintf(w, "first error of %s %d trips mix at half: %v\n", run.engine, run.trips, run.half.first)
 		}
 		if run.mix.stale+run.half.stale > 0 {
 			fmt.Fprintf(w, "%s %d trips: %d edits met a version a recut had moved on, read the trip and were sent again\n",

@@ -39,8 +39,8 @@ const (
 	maxOwned = 10_000
 )
 
-// maxDigests is how many digests Digest remembers, the recently read
-// kept: a few megabytes.
+// maxDigests is how many digests Digest remembers unless told otherwise
+// (SetDigestCacheSize), the recently read kept: a few megabytes.
 const maxDigests = 2_000
 
 // NewStore returns a store over db.
@@ -55,6 +55,16 @@ func NewStore(db *bun.DB) *Store {
 // (writes made through this store are read at once). 0 reads the revision
 // on every call.
 func (s *Store) SetCheckEvery(d time.Duration) { s.checkEvery = d }
+
+// SetDigestCacheSize sets how many digests are remembered, forgetting
+// those already held. Over many trips the hit rate is what a read costs:
+// a digest not held is the join of the trip, its share and its days.
+func (s *Store) SetDigestCacheSize(n int) {
+	s.mu.Lock()
+	s.digests = newDigestCache(n)
+	s.forgets.forgotAll()
+	s.mu.Unlock()
+}
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
 // simply not owned: it gets the same answer as an unknown one.
