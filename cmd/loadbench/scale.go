@@ -186,6 +186,7 @@ type scaleRun struct {
 	mix       scaleResult
 	half      scaleResult
 	alone     map[string]scaleResult // by op/face
+	logged    []string               // the servers' errors and panics
 }
 
 // scaleResult is one run of the driver: per operation and face.
@@ -218,6 +219,7 @@ func (r scaleResult) dbPerRequest() time.Duration {
 type world struct {
 	users        int
 	tripsPerUser int
+	routed       int // the first trips of each user, which have a route: one a connection sharing the user
 	tokens       []string
 }
 
@@ -260,7 +262,10 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: seeding %s with %d users × %d trips\n", engine, users, o.tripsPerUser)
 	t0 := time.Now()
-	w, days, err := seedScale(env, users, o.tripsPerUser)
+	// With fewer users than connections, connections share a user, each
+	// writing trips of its own slot: so many trips a user have a route.
+	share := (o.conns + users - 1) / users
+	w, days, err := seedScale(env, users, o.tripsPerUser, share)
 	if err != nil {
 		return nil, fmt.Errorf("seeding: %w", err)
 	}
@@ -340,6 +345,15 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 			return nil, err
 		}
 	}
+	for _, p := range procs {
+		if b, err := os.ReadFile(p.log); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.Contains(line, "panic") || strings.Contains(line, "level=ERROR") {
+					run.logged = append(run.logged, p.name+": "+line)
+				}
+			}
+		}
+	}
 	return run, nil
 }
 
@@ -348,7 +362,7 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 // tokens and the number of days. Each user's first trip also has a route
 // (the days of a settings edit are cut from it); the others have their
 // days only.
-func seedScale(env []string, users, perUser int) (world, int, error) {
+func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	ctx := context.Background()
 	cfg, err := config.Load("", env, planner.Keys()...)
 	if err != nil {
@@ -365,7 +379,7 @@ func seedScale(env []string, users, perUser int) (world, int, error) {
 	defer db.Close()
 	acc := accounts.NewStore(db, reg)
 	store := trips.NewStore(db)
-	w := world{users: users, tripsPerUser: perUser}
+	w := world{users: users, tripsPerUser: perUser, routed: routed}
 	days := 0
 	err = storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
 		var batchTrips []*trips.Trip
@@ -397,8 +411,8 @@ func seedScale(env []string, users, perUser int) (world, int, error) {
 			for j := range perUser {
 				tr := seedTrip(user.ID, u, j, created.Add(time.Duration(u*perUser+j)*time.Minute))
 				n := daysOf(u, j)
-				if j == 0 {
-					rec, stages, err := seedRoute(ctx, tr, u, n)
+				if j < routed {
+					rec, stages, err := seedRoute(ctx, tr, u, j, n)
 					if err != nil {
 						return err
 					}
@@ -454,7 +468,7 @@ func seedStage(tripID, id string, pos int) trips.Stage {
 
 // seedRoute is a route of about n days' riding, a point every 2 km, and the
 // days the planner cuts from it.
-func seedRoute(ctx context.Context, tr *trips.Trip, u, n int) (*trips.RouteRecord, []trips.Stage, error) {
+func seedRoute(ctx context.Context, tr *trips.Trip, u, j, n int) (*trips.RouteRecord, []trips.Stage, error) {
 	km := float64(n) * 75
 	points := int(km/2) + 1
 	raw := make([]geo.Point, points)
@@ -472,7 +486,7 @@ func seedRoute(ctx context.Context, tr *trips.Trip, u, n int) (*trips.RouteRecor
 	}
 	stages := make([]trips.Stage, len(planned))
 	for i, s := range planned {
-		stages[i] = trips.Stage{ID: stageID(u, 0, i), TripID: tr.ID, Position: i, Distance: s.Distance, Ascent: s.Ascent,
+		stages[i] = trips.Stage{ID: stageID(u, j, i), TripID: tr.ID, Position: i, Distance: s.Distance, Ascent: s.Ascent,
 			Descent: s.Descent, StartPoint: trips.Point(s.Start), EndPoint: trips.Point(s.End), Geometry: s.Geometry,
 			Alerts: trips.AlertGroups{trips.ComputeTerrain: {}}}
 	}
@@ -499,6 +513,22 @@ type scaleConn struct {
 	writers  *rand.Zipf // over this connection's users
 	versions map[string]int64
 	mcp      bool // reads go over MCP
+	init     func(*conn) (transport, error)
+}
+
+// redial opens the connection again, with its MCP conversation.
+func (c *scaleConn) redial() error {
+	addr := c.addr
+	c.close()
+	nc, err := dial(addr)
+	if err != nil {
+		return err
+	}
+	c.conn = nc
+	if c.mcp {
+		_, err = c.init(nc)
+	}
+	return err
 }
 
 func (d *scaleDriver) pids() []int {
@@ -535,8 +565,9 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 			writers: rand.NewZipf(rng, d.skew, 1, uint64(own-1)),
 			mcp:     face == "mcp" || face == "both" && i%2 == 1}
 		conns[i] = sc
+		sc.init = mcpClient{path: "/mcp", token: d.w.tokens[0], revision: legacyRevision}.initialize
 		if sc.mcp {
-			if _, err := (mcpClient{path: "/mcp", token: d.w.tokens[0], revision: legacyRevision}).initialize(c); err != nil {
+			if _, err := sc.init(c); err != nil {
 				return scaleResult{}, fmt.Errorf("MCP: %w", err)
 			}
 		}
@@ -615,6 +646,10 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 					if first == nil {
 						first = err
 					}
+					// A broken connection is counted once, then opened again.
+					if c.redial() != nil {
+						break
+					}
 				}
 				due = due.Add(interval)
 			}
@@ -683,18 +718,21 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 		}
 		return op.name + "/http", status(c.conn, res, http.StatusOK)
 	}
-	u := int(c.writers.Uint64())*d.conns + c.index%d.conns
-	if u >= d.w.users {
-		u = c.index % d.w.users
+	// Writes go to users of the connection's own (user % conns), or, with
+	// fewer users than connections, to its own slot of one user's trips.
+	u, slot := int(c.writers.Uint64())*d.conns+c.index%d.conns, 0
+	if d.w.users < d.conns {
+		u, slot = c.index%d.w.users, c.index/d.w.users
 	}
 	token := d.w.tokens[u]
 	var id, path, body string
 	if op.name == "settings_edit" {
-		id = tripID(u, 0)
+		id = tripID(u, slot)
 		path = "/trips/" + id
 		body = `{"maxDistancePerDay":` + strconv.Itoa(70+20*c.rng.IntN(2)) + `}`
 	} else {
-		j := 1 + c.rng.IntN(max(d.w.tripsPerUser-1, 1))
+		share := d.w.routed
+		j := d.w.routed + slot + share*c.rng.IntN(max((d.w.tripsPerUser-d.w.routed)/share, 1))
 		id = tripID(u, j)
 		path = "/trips/" + id + "/stages/" + stageID(u, j, c.rng.IntN(daysOf(u, j)))
 		body = `{"label":"Day ` + strconv.Itoa(c.rng.IntN(100)) + `"}`
@@ -808,6 +846,9 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		}
 		if run.half.first != nil {
 			fmt.Fprintf(w, "first error of %s %d trips mix at half: %v\n", run.engine, run.trips, run.half.first)
+		}
+		if n := len(run.logged); n > 0 {
+			fmt.Fprintf(w, "%s %d trips: the servers logged %d errors, the first: %.400s\n", run.engine, run.trips, n, run.logged[0])
 		}
 		if run.mix.stale+run.half.stale > 0 {
 			fmt.Fprintf(w, "%s %d trips: %d edits met a version a recut had moved on, read the trip and were sent again\n",
