@@ -398,9 +398,9 @@ func TestALabelEditRecomputesNothing(t *testing.T) {
 	t.Parallel()
 	a := plannertest.New(t)
 	e := newEnv(t, a)
-	id, ids, v := e.days(t, 200, nil)
+	id, ids, _ := e.days(t, 200, nil)
 	a.WaitSettled(t, e.token, id)
-	v = e.version(t, id)
+	v := e.version(t, id) // the enrichments moved it on
 	before := stageOf(t, e, id, ids[0])
 
 	res := a.Do(t, "PATCH", "/trips/"+id+"/stages/"+ids[0], e.token, map[string]any{"label": "Along the lake"}, ifMatch(float64(*v))...)
