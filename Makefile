@@ -6,7 +6,7 @@ export CGO_ENABLED ?= 0
 PKGS    ?= ./...
 CAIRN   := $(GO) run ./cmd/cairn
 
-.PHONY: run test fuzz bench bench-region bench-load lint golden migrate guards build npm conformance
+.PHONY: run test fuzz bench bench-region bench-load bench-scale bench-uploads lint golden migrate guards build npm conformance
 
 ## run: start the server on the embedded defaults (SQLite in ./data, no Redis)
 run:
@@ -46,6 +46,17 @@ bench-region:
 ## prints req/s, latency percentiles and server CPU per request (a few minutes; BENCHFLAGS=-h lists options)
 bench-load:
 	$(GO) run ./cmd/loadbench $(BENCHFLAGS)
+
+## bench-scale: 1,000 users × 100 trips (and 10 × 100 for the growth) seeded into SQLite and PostgreSQL, then a
+## Zipf-picked mix of reads and edits over both faces, on one server and on two replicas with Redis, beside bare
+## huma and go-sdk; prints throughput, p50/p99, CPU per request and the targets (under 10 minutes; BENCHFLAGS=-h)
+bench-scale:
+	$(GO) run ./cmd/loadbench scale $(BENCHFLAGS)
+
+## bench-uploads: GPX uploads on the real server (200,000 points, 30 MB, the densest file the limit admits, three
+## and four at once): CPU per upload and peak resident memory above the idle server
+bench-uploads:
+	$(GO) run ./cmd/loadbench uploads $(BENCHFLAGS)
 
 ## lint: formatting, vet and staticcheck (the version pinned in go.mod's tool block)
 lint:

@@ -299,6 +299,12 @@ func (f *Face) formArgs(op *registry.Operation, values url.Values) map[string]js
 // MaxUpload bounds a multipart body: the largest accepted file and its form.
 const MaxUpload = 31 << 20
 
+// formMemory is how much of a multipart form is held in memory; a file
+// past it is spooled to disk as it arrives. The standard reader's buffer
+// grows by doubling to hold it, so at 8 MB a 30 MB upload allocated 31 MB
+// before it reached the disk.
+const formMemory = 1 << 20
+
 // readMultipart reads a multipart form: its fields, and the declared files
 // kept in memory or spooled to disk by the standard library. A file part
 // the operation does not declare, or a declared one sent more than once, is
@@ -310,7 +316,7 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, nil, nil, nothing, "the request must be multipart/form-data"
 	}
-	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(8 << 20)
+	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(formMemory)
 	if err != nil {
 		return nil, nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
 	}

@@ -29,6 +29,7 @@ var Version = "0.1.0"
 type Settings struct {
 	DevEmail        string        `koanf:"dev_email"`
 	DigestCacheTTL  time.Duration `koanf:"digest_cache_ttl"`
+	DigestCacheSize int           `koanf:"digest_cache_size"`
 	SourceAllowHTTP bool          `koanf:"source_allow_http"`
 	SourceAllow     string        `koanf:"source_allow"`
 	SourceBaseURLs  string        `koanf:"source_base_urls"`
@@ -48,6 +49,9 @@ func Decode(cfg config.Config) (Settings, error) {
 	if s.DigestCacheTTL < 0 {
 		return s, errors.New("digest_cache_ttl: must not be negative")
 	}
+	if s.DigestCacheSize < 2 {
+		return s, errors.New("digest_cache_size: must be at least 2")
+	}
 	return s, nil
 }
 
@@ -57,6 +61,7 @@ var devKeys = []config.Key{
 
 var tripKeys = []config.Key{
 	{Name: "digest_cache_ttl", Default: "250ms", Doc: "how long a replica answers a trip's digest (get_trip) from memory before checking the trip's revision again: a write made on another replica is read within it, one made on this replica at once; 0 checks on every read"},
+	{Name: "digest_cache_size", Default: 10000, Doc: "how many trips' digests (get_trip) a replica remembers, the most recently read kept: about 5 KB a 16-day trip, so 50 MB at the default; a read of a trip it does not hold costs the join of the trip and its days"},
 	{Name: "source_allow_http", Default: false, Doc: "let route sources use plain http (local development only)"},
 	{Name: "source_allow", Default: "", Doc: "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
 	{Name: "source_base_urls", Default: "", Doc: "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},
@@ -107,7 +112,11 @@ func Product() app.Product {
 			{
 				Name: "trips",
 				Options: fx.Options(trips.Module,
-					fx.Decorate(func(s *trips.Store, set Settings) *trips.Store { s.SetCheckEvery(set.DigestCacheTTL); return s }),
+					fx.Decorate(func(s *trips.Store, set Settings) *trips.Store {
+						s.SetCheckEvery(set.DigestCacheTTL)
+						s.SetDigestCacheSize(set.DigestCacheSize)
+						return s
+					}),
 					fx.Provide(provideSource, providePlaces, provideRouter, provideDispatcher,
 						provideMapData, provideForecasts, provideEvents, provideBorders, provideNamer,
 						func(s *app.Server) trips.PublicURL { return s.URL },

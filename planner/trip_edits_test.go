@@ -390,3 +390,36 @@ func TestEveryEditKeepsTheChain(t *testing.T) {
 	require.Equal(t, true, ds[0]["isRestDay"], "the rest day stays, where the trip starts")
 	require.Equal(t, 0.0, ds[0]["distance"])
 }
+
+// TestALabelEditRecomputesNothing: renaming a day moves no line, end or
+// date, so every computation stays settled and the day keeps its
+// candidates; moving a day's end re-runs the enrichments.
+func TestALabelEditRecomputesNothing(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	id, ids, _ := e.days(t, 200, nil)
+	a.WaitSettled(t, e.token, id)
+	v := e.version(t, id) // the enrichments moved it on
+	before := stageOf(t, e, id, ids[0])
+
+	res := a.Do(t, "PATCH", "/trips/"+id+"/stages/"+ids[0], e.token, map[string]any{"label": "Along the lake"}, ifMatch(float64(*v))...)
+	require.Equal(t, http.StatusAccepted, res.Status, string(res.Body))
+	for name, s := range res.JSON(t)["computationStatus"].(map[string]any) {
+		require.NotContains(t, []string{"pending", "running"}, s, "%s runs again after a label edit", name)
+	}
+	after := stageOf(t, e, id, ids[0])
+	require.Equal(t, "Along the lake", after["label"])
+	require.Equal(t, before["accommodations"], after["accommodations"], "the day keeps its candidates")
+
+	v = e.version(t, id)
+	moved := a.Do(t, "PATCH", "/trips/"+id+"/stages/"+ids[0], e.token, map[string]any{"endPoint": map[string]any{"lat": 0, "lon": 0.5}}, ifMatch(float64(*v))...)
+	require.Equal(t, http.StatusAccepted, moved.Status, string(moved.Body))
+	pending := 0
+	for _, s := range moved.JSON(t)["computationStatus"].(map[string]any) {
+		if s == "pending" {
+			pending++
+		}
+	}
+	require.Positive(t, pending, "a day whose end moved is computed again")
+}

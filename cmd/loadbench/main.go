@@ -50,6 +50,10 @@ func main() {
 		err = serveBareHuma(os.Args[2:])
 	case "bare-mcp":
 		err = serveBareMCP(os.Args[2:])
+	case "uploads":
+		err = runUploads(os.Args[2:], os.Stdout)
+	case "scale":
+		err = runScale(os.Args[2:], os.Stdout)
 	default:
 		err = run(os.Args[1:], os.Stdout)
 	}

@@ -470,16 +470,26 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 			d.Trip.EndDate = &end // one calendar day per day, rest days included
 		}
 	}
+	// A change of labels alone leaves every day's line, ends and dates as
+	// they were: nothing an enrichment reads has moved, so the days keep
+	// what was computed for them and nothing runs again (a label edit of a
+	// 30-day trip re-ran every enrichment of every day). Not while a
+	// computation runs: it read the days before the edit and is replanned.
+	labelsOnly := allSettled(prev.Trip.ComputationStatus) && sameButLabels(prev.Stages, d.Stages)
 	labelDays(ctx, t.namer, d.Stages, prev.Stages)
-	// A day whose ends or length changed is recalculated (pipeline.md §6):
-	// its candidates are scanned again, with every enrichment that reads the
-	// days' lines and ends.
-	for _, k := range d.touched {
-		if k < len(d.Stages) && d.Stages[k].Selected == nil {
-			d.Stages[k].Accommodations = nil
+	var triggered []string
+	if !labelsOnly {
+		// A day whose ends or length changed is recalculated (pipeline.md
+		// §6): its candidates are scanned again, with every enrichment that
+		// reads the days' lines and ends.
+		for _, k := range d.touched {
+			if k < len(d.Stages) && d.Stages[k].Selected == nil {
+				d.Stages[k].Accommodations = nil
+			}
 		}
+		triggered = recalculated(d.Trip)
 	}
-	roots := replan(prev.Trip, d.Trip, recalculated(d.Trip))
+	roots := replan(prev.Trip, d.Trip, triggered)
 	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
 		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
 			return err
@@ -498,6 +508,9 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		}
 		if err := t.store.record(ctx, d.Trip.ID, d.Trip.Generation, pending); err != nil {
 			return err
+		}
+		if len(roots) == 0 {
+			return nil // a change of labels alone
 		}
 		return t.jobs.Dispatch(ctx, d.Trip.ID, d.Trip.Generation, roots...)
 	})
@@ -521,6 +534,14 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 // the days (all of them on a dated trip; the date rules otherwise claim
 // nothing and are run all the same, cheaply, so they settle).
 func recalculated(*Trip) []string { return slices.Clone(enrichments) }
+
+// sameButLabels reports whether an edit changed no day but for its label.
+func sameButLabels(a, b []Stage) bool {
+	return slices.EqualFunc(a, b, func(x, y Stage) bool {
+		x.Label, y.Label = nil, nil
+		return reflect.DeepEqual(x, y)
+	})
+}
 
 // sameDays reports whether an edit left every day as it was.
 func sameDays(a, b []Stage) bool {

@@ -289,11 +289,27 @@ func routeRecord(ctx context.Context, tripID string, imp Imported) (*RouteRecord
 		t := imp.Title
 		rec.Title = &t
 	}
+	// One track is kept as it came: a copy of a 1M-point route is 24 MB
+	// more at the upload's peak.
+	total, tracks := 0, 0
+	for _, tr := range imp.Tracks {
+		total += len(tr)
+		if len(tr) > 0 {
+			tracks++
+		}
+	}
+	if tracks > 1 {
+		rec.Raw = make(Points, 0, total)
+	}
 	for _, tr := range imp.Tracks {
 		if len(tr) == 0 {
 			continue
 		}
 		rec.TrackStarts = append(rec.TrackStarts, len(rec.Raw))
+		if tracks == 1 {
+			rec.Raw = Points(tr)
+			continue
+		}
 		rec.Raw = append(rec.Raw, tr...)
 	}
 	if len(rec.Raw) < 2 {

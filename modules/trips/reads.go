@@ -356,8 +356,8 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	}
 	now := s.now()
 	s.mu.Lock()
-	cached, ok := s.digests[id]
-	epoch := s.epoch // a forget after this makes what is read below too old to keep
+	cached, ok := s.digests.get(id)
+	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
 	if ok && now.Sub(cached.checked) < s.checkEvery {
 		return cached.trip, cached.days, cached.code, nil
@@ -384,22 +384,20 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	return d.trip, d.days, d.code, nil
 }
 
-// remember keeps d, read (or checked) at now, unless a write was forgotten
-// since epoch: the read may have come before that write committed.
-func (s *Store) remember(id string, d digest, now time.Time, epoch uint64) {
+// remember keeps d, read (or checked) at now, unless a write to a trip of
+// its stripe was forgotten since epoch: the read may have come before that
+// write committed.
+func (s *Store) remember(id string, d digest, now time.Time, epoch epoch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.epoch != epoch {
+	if s.forgets.of(id) != epoch {
 		return
 	}
 	// Two readers may race: the later revision is the one kept.
-	if prev, ok := s.digests[id]; ok && prev.trip.Revision > d.trip.Revision {
+	if prev, ok := s.digests.get(id); ok && prev.trip.Revision > d.trip.Revision {
 		return
 	}
-	if len(s.digests) >= maxDigests {
-		s.digests = map[string]remembered{}
-	}
-	s.digests[id] = remembered{digest: d, checked: now}
+	s.digests.put(id, remembered{digest: d, checked: now})
 }
 
 // changed forgets the digest of trip id once the transaction carried by
@@ -413,8 +411,8 @@ func (s *Store) changed(ctx context.Context, id string) {
 // revision, at least.
 func (s *Store) forget(id string) {
 	s.mu.Lock()
-	delete(s.digests, id)
-	s.epoch++
+	s.digests.forget(id)
+	s.forgets.forgot(id)
 	s.mu.Unlock()
 }
 
@@ -423,8 +421,8 @@ func (s *Store) forget(id string) {
 func (s *Store) changedAll(ctx context.Context) {
 	storage.AfterCommit(ctx, func() {
 		s.mu.Lock()
-		s.digests = map[string]remembered{}
-		s.epoch++
+		s.digests.clear()
+		s.forgets.forgotAll()
 		s.mu.Unlock()
 	})
 }

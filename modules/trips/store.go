@@ -22,8 +22,8 @@ type Store struct {
 
 	mu      sync.Mutex
 	owned   map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
-	digests map[string]remembered  // Digest's remembered answers, by trip id
-	epoch   uint64                 // how many times a write forgot digests
+	digests digestCache            // Digest's remembered answers, by trip id
+	forgets epochs                 // how many times a write forgot digests
 	// checkEvery is how long Digest gives a remembered digest without
 	// reading the trip's revision (SetCheckEvery); now is the clock.
 	checkEvery time.Duration
@@ -39,14 +39,14 @@ const (
 	maxOwned = 10_000
 )
 
-// maxDigests is how many digests Digest remembers before starting afresh:
-// a few megabytes of the most read trips.
+// maxDigests is how many digests Digest remembers unless told otherwise
+// (SetDigestCacheSize), the recently read kept: a few megabytes.
 const maxDigests = 2_000
 
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
-		digests: map[string]remembered{}, now: time.Now,
+		digests: newDigestCache(maxDigests), forgets: newEpochs(), now: time.Now,
 		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
 
@@ -55,6 +55,16 @@ func NewStore(db *bun.DB) *Store {
 // (writes made through this store are read at once). 0 reads the revision
 // on every call.
 func (s *Store) SetCheckEvery(d time.Duration) { s.checkEvery = d }
+
+// SetDigestCacheSize sets how many digests are remembered, forgetting
+// those already held. Over many trips the hit rate is what a read costs:
+// a digest not held is the join of the trip, its share and its days.
+func (s *Store) SetDigestCacheSize(n int) {
+	s.mu.Lock()
+	s.digests = newDigestCache(n)
+	s.forgets.forgotAll()
+	s.mu.Unlock()
+}
 
 // Owns reports whether the user owns trip id. An id that is not a UUID is
 // simply not owned: it gets the same answer as an unknown one.

@@ -71,6 +71,13 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 	case !slices.Contains(uploadTypes, strings.ToLower(strings.TrimSpace(strings.Split(f.ContentType, ";")[0]))):
 		return Uploaded{}, malformed("the gpxFile must be sent as application/gpx+xml, application/xml, text/xml or text/plain")
 	}
+	// From here to the answer the upload holds its file's points and
+	// their stored text: a slot bounds how many do so at once.
+	release, err := t.uploads.acquire(ctx)
+	if err != nil {
+		return Uploaded{}, err
+	}
+	defer release()
 	rd, err := f.Open()
 	if err != nil {
 		return Uploaded{}, err

@@ -64,9 +64,10 @@ func (p Parser) Parse(r io.Reader) (Route, error) {
 	if err := st.run(); err != nil {
 		return Route{}, wrap(err)
 	}
-	if len(st.route.Points) == 0 {
+	if st.count == 0 {
 		return Route{}, ErrNoTrackPoints
 	}
+	st.route.Points = st.points()
 	return st.route, nil
 }
 
@@ -88,6 +89,12 @@ type parser struct {
 	textDepth int  // depth of the <ele> or <trk><name> being read, 0 when none
 	textName  bool // it is the <trk><name>
 	point     geo.Point
+
+	// The points read, in chunks of pointChunk, joined once at the end:
+	// appended to one slice, a 1M-point file allocated 100 MB of arrays
+	// outgrown on the way to its 24 MB.
+	chunks [][]geo.Point
+	count  int
 
 	// title collects the <trk><name>, bounded as it is read.
 	title text.Builder
@@ -584,13 +591,45 @@ func (p *parser) end() error {
 		p.ptDepth = 0
 		if !p.trkHas {
 			p.trkHas = true
-			p.route.TrackStarts = append(p.route.TrackStarts, len(p.route.Points))
+			p.route.TrackStarts = append(p.route.TrackStarts, p.count)
 		}
-		p.route.Points = append(p.route.Points, p.point)
+		p.add(p.point)
 	case p.trkDepth:
 		p.trkDepth = 0
 	}
 	return nil
+}
+
+// pointChunk is the most points a chunk holds: 1.5 MB.
+const pointChunk = 1 << 16
+
+// add keeps a point. Chunks double from a thousand points up to
+// pointChunk, so a small file takes about what it needs, and none is
+// outgrown and copied: each stays until the join.
+func (p *parser) add(pt geo.Point) {
+	n := len(p.chunks)
+	if n == 0 || len(p.chunks[n-1]) == cap(p.chunks[n-1]) {
+		size := 1 << 10
+		if n > 0 {
+			size = min(2*cap(p.chunks[n-1]), pointChunk)
+		}
+		p.chunks = append(p.chunks, make([]geo.Point, 0, size))
+		n++
+	}
+	p.chunks[n-1] = append(p.chunks[n-1], pt)
+	p.count++
+}
+
+// points joins the chunks into one slice of the exact length.
+func (p *parser) points() []geo.Point {
+	if len(p.chunks) == 1 {
+		return p.chunks[0]
+	}
+	out := make([]geo.Point, 0, p.count)
+	for _, c := range p.chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func (p *parser) endText() error {

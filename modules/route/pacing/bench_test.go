@@ -143,3 +143,54 @@ func uploadOf(shape routefixture.Shape, size int) []byte {
 	}
 	return data
 }
+
+// BenchmarkUploadPoints is a whole GPX upload by its number of points, as
+// a device writes them (elevation included), from 200,000 to 1,000,000:
+// parse, measure, decimate, pace. A million points do not fit the 30 MB
+// upload limit written this way (about 60 MB), so the parser's limit is
+// raised here to measure the per-point cost at that count.
+func BenchmarkUploadPoints(b *testing.B) {
+	shape := routefixture.Shapes()[0]
+	for _, n := range []int{200_000, 1_000_000} {
+		b.Run(fmt.Sprintf("points=%d", n), func(b *testing.B) {
+			points := shape.Points(n)
+			for i := range points {
+				points[i].Lat = math.Round(points[i].Lat*1e6) / 1e6
+				points[i].Lon = math.Round(points[i].Lon*1e6) / 1e6
+				points[i].Ele = math.Round(points[i].Ele*10) / 10
+			}
+			var buf bytes.Buffer
+			if err := export.WriteGPX(&buf, export.Track{Name: "Upload", Points: points}); err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(b.TempDir(), "upload.gpx")
+			if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(buf.Len()))
+			points, buf = nil, bytes.Buffer{}
+			b.ReportAllocs()
+			runtime.GC()
+			debug.FreeOSMemory()
+			idle := residentBytes()
+			resetPeakResident()
+			start := metrics.ProcessCPU()
+			for b.Loop() {
+				f, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				parsed, err := gpx.Parser{MaxBytes: 128 << 20}.Parse(f)
+				_ = f.Close()
+				if err != nil || len(parsed.Points) != n {
+					b.Fatal(len(parsed.Points), err)
+				}
+				importPoints(b, parsed.Points)
+			}
+			b.ReportMetric(float64(metrics.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
+			if peak := peakResidentBytes(); peak > 0 {
+				b.ReportMetric(float64(peak-idle)/1e6, "peak-MB")
+			}
+		})
+	}
+}

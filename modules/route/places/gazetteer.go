@@ -121,6 +121,9 @@ type index struct {
 	// the whole string at once and a match can never span two names.
 	folded  string
 	entries []entry // sorted by key
+	// byLat holds the records' indexes by latitude, so that a reverse
+	// lookup reads only the band of latitudes that can be within reach.
+	byLat []uint32
 }
 
 func (ix *index) foldedName(i uint32) string {
@@ -354,6 +357,13 @@ func (b *builder) finish() *index {
 			return cmp.Compare(a.rec, b.rec)
 		}
 		return cmp.Compare(a.off, b.off)
+	})
+	ix.byLat = make([]uint32, len(ix.recs))
+	for i := range ix.byLat {
+		ix.byLat[i] = uint32(i)
+	}
+	slices.SortFunc(ix.byLat, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(ix.recs[a].latE5, ix.recs[b].latE5), cmp.Compare(a, b))
 	})
 	return ix
 }

@@ -1,10 +1,12 @@
 package places
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,24 +60,62 @@ func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) ([]Place, err
 }
 
 // nearest is the record nearest (lat, lon) within km, by great-circle
-// distance. A latitude band narrows the scan to the records that can be
-// that close, before any trigonometry.
+// distance; of records as near, the last in record order. Only the
+// records of the latitude band that can be that close are read (byLat),
+// and of those only the ones within the longitude bound are measured.
 func (ix *index) nearest(lat, lon, km float64) (uint32, bool) {
 	band := int32(km / 111.0 * 1e5) // a degree of latitude is at least 110.5 km
-	latE5 := e5(lat)
+	latE5, lonE5 := e5(lat), e5(lon)
+	lonBand := longitudeBand(lat, float64(band)/1e5, km)
+	from, _ := slices.BinarySearchFunc(ix.byLat, latE5-band, func(i uint32, t int32) int { return cmp.Compare(ix.recs[i].latE5, t) })
 	best, bestM := uint32(0), km*1000
 	found := false
-	for i := range ix.recs {
+	for _, i := range ix.byLat[from:] {
 		r := &ix.recs[i]
-		if d := r.latE5 - latE5; d > band || d < -band {
-			continue
+		if r.latE5 > latE5+band {
+			break
+		}
+		if lonBand >= 0 {
+			d := r.lonE5 - lonE5
+			if d < 0 {
+				d = -d
+			}
+			if d > 180_00000 {
+				d = 360_00000 - d
+			}
+			if d > lonBand {
+				continue
+			}
 		}
 		m := haversineM(lat, lon, float64(r.latE5)/1e5, float64(r.lonE5)/1e5)
-		if m <= bestM {
-			best, bestM, found = uint32(i), m, true
+		if m < bestM || m == bestM && (!found || i > best) {
+			best, bestM, found = i, m, true
 		}
 	}
 	return best, found
+}
+
+// longitudeBand is, in 1e-5 degrees, the largest difference of longitude
+// a place within km of (lat, lon) can have, when the places looked at lie
+// within band degrees of lat; -1 when no bound holds (near a pole). The
+// haversine's a is at least cos φ1 cos φ2 sin²(Δλ/2), and cos φ2 at least
+// the cosine of the band's edge farthest from the equator, so beyond the
+// bound the distance exceeds km: a lower bound, never a guess. Without it
+// a reverse lookup measured every place of the latitude band round the
+// globe, a few thousand great circles, for each end of each day.
+func longitudeBand(lat, band, km float64) int32 {
+	const r = 6371000.0
+	rad := math.Pi / 180
+	edge := math.Min(math.Abs(lat)+band, 90)
+	c := math.Cos(lat*rad) * math.Cos(edge*rad)
+	if c <= 1e-12 {
+		return -1
+	}
+	s := math.Sin(km*1000/(2*r)) / math.Sqrt(c)
+	if s >= 1 {
+		return -1
+	}
+	return int32(math.Ceil(2*math.Asin(s)/rad*1e5)) + 1 // a unit of slack for the rounding of e5
 }
 
 // haversineM is the great-circle distance in metres (R = 6 371 km).
