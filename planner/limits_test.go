@@ -1,12 +1,18 @@
 package planner_test
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"cairn.dev/cairn/app/apptest"
+	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/geo"
+	"cairn.dev/cairn/modules/route/routefixture"
+	"cairn.dev/cairn/modules/trips"
 	"cairn.dev/cairn/planner/plannertest"
 	"cairn.dev/cairn/registry"
 )
@@ -43,4 +49,79 @@ func TestBodyLimitIsTheSameOnBothFaces(t *testing.T) {
 	pad := strings.Repeat(" ", limit-200)
 	res := a.Do(t, http.MethodPost, "/mcp", tok, `{"jsonrpc":"2.0","id":1,"method":"ping"`+pad+`}`, "Accept", "application/json, text/event-stream")
 	require.NotEqual(t, http.StatusRequestEntityTooLarge, res.Status, string(res.Body))
+}
+
+// everyPointKept is n points a simplification keeps all of: 50 m steps
+// north, each 40 m east or west of the last, about 94 m of riding apiece.
+func everyPointKept(n int) []geo.Point {
+	out := make([]geo.Point, n)
+	for i := range out {
+		east := 0.0
+		if i%2 == 1 {
+			east = 40
+		}
+		out[i] = geo.Point{Lat: 40 + float64(i)*50/111_320, Lon: 4 + east/85_400, Ele: 100}
+	}
+	return out
+}
+
+// gpxOf is a one-track GPX file of points.
+func gpxOf(t testing.TB, name string, points []geo.Point) []byte {
+	t.Helper()
+	var g bytes.Buffer
+	require.NoError(t, export.WriteGPX(&g, export.Track{Name: name, Points: points}))
+	return g.Bytes()
+}
+
+// uploadFile sends a GPX file with settings on the HTTP face.
+func (e env) uploadFile(t testing.TB, file []byte, settings map[string]any) apptest.Outcome {
+	t.Helper()
+	op, _ := e.a.Server.Registry.Lookup("trips.upload")
+	return e.a.ViaHTTP(t, apptest.Request{Op: op, Token: e.token, Key: key(), Args: settings,
+		Files: map[string]apptest.File{"gpxFile": {Name: "big.gpx", ContentType: "application/gpx+xml", Body: file}}})
+}
+
+// TestTripSizeIsBounded: a route making more than trips.MaxDays days, or
+// keeping more than trips.MaxRoutePoints points once simplified, is
+// refused naming the file, and nothing is created; dates spanning more
+// days are refused naming endDate on both faces; a route at the bound is
+// accepted.
+func TestTripSizeIsBounded(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		e := newEnv(t, a)
+		long := gpxOf(t, "Long", routefixture.Line(2_000, 9_000_000)) // 9,000 km: 113 days at 80 km
+		dense := gpxOf(t, "Dense", everyPointKept(trips.MaxRoutePoints+1_000))
+		tests := []struct {
+			name     string
+			file     []byte
+			settings map[string]any
+			want     string
+		}{
+			{"too many days", long, nil, "days"},
+			{"too many points", dense, map[string]any{"maxDistancePerDay": 300}, "points"},
+		}
+		for _, tt := range tests {
+			out := e.uploadFile(t, tt.file, tt.settings)
+			require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %s", tt.name, out.Raw)
+			require.Equal(t, []string{"gpxFile"}, fields(out.Body), "%s: the refusal names the file: %s", tt.name, out.Raw)
+			require.Contains(t, string(out.Raw), tt.want, tt.name)
+		}
+		require.Zero(t, e.tripCount(t), "nothing was created")
+
+		fits := e.uploadFile(t, long, map[string]any{"maxDistancePerDay": 100}) // 90 days
+		require.Equal(t, http.StatusAccepted, fits.Status, string(fits.Raw))
+		require.LessOrEqual(t, len(fits.Body["days"].([]any)), trips.MaxDays)
+
+		create, _ := a.Server.Registry.Lookup("trips.create")
+		for _, via := range []func(apptest.Request) apptest.Outcome{
+			func(r apptest.Request) apptest.Outcome { return a.ViaHTTP(t, r) },
+			func(r apptest.Request) apptest.Outcome { return a.ViaMCP(t, e.mcp, r) },
+		} {
+			out := via(apptest.Request{Op: create, Token: e.token, Key: key(), Args: map[string]any{
+				"sourceUrl": plannertest.StravaRoute(120), "startDate": day(30), "endDate": day(30 + trips.MaxDays)}})
+			require.Equal(t, http.StatusUnprocessableEntity, out.Status, string(out.Raw))
+			require.Equal(t, []string{"endDate"}, fields(out.Body), string(out.Raw))
+		}
+	})
 }
