@@ -352,7 +352,18 @@ func (f *Face) repeatedFields(op *registry.Operation, values url.Values) []regis
 func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 	op := c.Op
 	answerIn(hc, c, out)
-	if writeNegotiated(hc, c, out) {
+	tagged := false
+	if tg, ok := out.(registry.Tagged); ok && op.HTTP.Method == http.MethodGet && tg.EntityTag() != "" {
+		etag := strconv.Quote(tg.EntityTag())
+		hc.SetHeader("ETag", etag)
+		hc.SetHeader("Cache-Control", "no-cache")
+		if noneMatch(hc.Header("If-None-Match"), etag) {
+			hc.SetStatus(http.StatusNotModified)
+			return
+		}
+		tagged = true
+	}
+	if writeNegotiated(hc, c, out, tagged) {
 		return
 	}
 	if writeRedirect(hc, c, out) { // form.go
@@ -370,11 +381,11 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		return
 	}
 	if pg, ok := out.(registry.Page); ok {
-		writePage(hc, op.HTTP.Status, pg)
+		writePage(hc, op.HTTP.Status, pg, tagged)
 		return
 	}
 	var body []byte // marshalled early only when a read's tag needs it
-	if v, ok := out.(registry.Versioned); ok {
+	if v, ok := out.(registry.Versioned); ok && !tagged {
 		version := strconv.FormatInt(v.ResourceVersion(), 10)
 		if op.HTTP.Method != http.MethodGet {
 			hc.SetHeader("ETag", strconv.Quote(version))
@@ -481,11 +492,13 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	case registry.KindUnavailable:
 		f.log.WarnContext(hc.Context(), "operation refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
-	if writeRefusalPage(hc, c, e) {
-		return
-	}
+	// A page refuses with the same headers as a problem: a 429 or a 503
+	// says when to come back to a browser as well.
 	for k, v := range problemHeaders(hc.Context(), e, hc.Header("Authorization") != "") {
 		hc.SetHeader(k, v)
+	}
+	if writeRefusalPage(hc, c, e) {
+		return
 	}
 	p := f.locales.Problem(e, c.Locale)
 	p.RequestID = c.RequestID
@@ -565,7 +578,7 @@ const pagePolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'u
 
 // writePage sends a page inline, never cached: it may hold what a link
 // carried.
-func writePage(hc huma.Context, status int, pg registry.Page) {
+func writePage(hc huma.Context, status int, pg registry.Page, tagged bool) {
 	var b bytes.Buffer
 	if err := pg.WritePage(&b); err != nil {
 		hc.SetStatus(http.StatusInternalServerError)
@@ -573,7 +586,12 @@ func writePage(hc huma.Context, status int, pg registry.Page) {
 	}
 	hc.SetHeader("Content-Type", "text/html; charset=utf-8")
 	hc.SetHeader("Content-Security-Policy", policyOf(pg))
-	hc.SetHeader("Cache-Control", "no-store")
+	// A page frames nowhere: frame-ancestors for the browsers that read
+	// the policy, X-Frame-Options for those that do not.
+	hc.SetHeader("X-Frame-Options", "DENY")
+	if !tagged { // a tagged page is kept and revalidated (no-cache, set above)
+		hc.SetHeader("Cache-Control", "no-store")
+	}
 	hc.SetHeader("Referrer-Policy", "no-referrer")
 	hc.SetHeader("X-Content-Type-Options", "nosniff")
 	hc.SetStatus(status)
