@@ -3,6 +3,7 @@ package planner_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -125,4 +126,44 @@ func TestUploadRefusesExtraAndRepeatedParts(t *testing.T) {
 			require.EqualValues(t, 0, list.JSON(t)["totalItems"], "no trip was made")
 		})
 	}
+}
+
+// TestAPagePastEveryOffsetIsRefusedByName: GET /trips and list_trips asked
+// for a page whose offset no store can hold are refused with 422 naming
+// page, on both engines and both faces (PostgreSQL once answered 500 for a
+// negative OFFSET, SQLite page 1); the last page there is answers empty.
+func TestAPagePastEveryOffsetIsRefusedByName(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		e := newEnv(t, a)
+		e.trip(t, nil)
+		res := a.Do(t, http.MethodGet, "/trips?page=9223372036854775807", e.token, nil)
+		require.Equal(t, http.StatusUnprocessableEntity, res.Status, string(res.Body))
+		require.Contains(t, fields(res.JSON(t)), "page", string(res.Body))
+
+		op, _ := a.Server.Registry.Lookup("trips.list")
+		for _, page := range []int64{461168601842738792, math.MaxInt64} {
+			for _, via := range []string{"http", "mcp"} {
+				r := apptest.Request{Op: op, Token: e.token, Args: map[string]any{"page": page}}
+				out := a.ViaHTTP(t, r)
+				if via == "mcp" {
+					out = a.ViaMCP(t, e.mcp, r)
+				}
+				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s, page %d: %s", via, page, out.Raw)
+				require.Contains(t, fields(out.Body), "page", "%s, page %d: %s", via, page, out.Raw)
+			}
+		}
+		last := registry.MaxOffset/op.Paging.Default + 1
+		for _, via := range []string{"http", "mcp"} {
+			r := apptest.Request{Op: op, Token: e.token, Args: map[string]any{"page": last}}
+			out := a.ViaHTTP(t, r)
+			if via == "mcp" {
+				out = a.ViaMCP(t, e.mcp, r)
+			}
+			require.Equal(t, http.StatusOK, out.Status, "%s: the last page there is: %s", via, out.Raw)
+			require.Empty(t, out.Body["member"], via)
+			require.Contains(t, out.Body, "member", via)
+			require.EqualValues(t, 1, out.Body["totalItems"], via)
+		}
+	})
 }

@@ -201,6 +201,8 @@ func run(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, name
 		s.hostileFields()
 	case HostileText:
 		s.hostileText()
+	case HostilePaging:
+		s.hostilePaging()
 	default:
 		s.refuse(name)
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -32,6 +33,13 @@ const (
 	// refused by name or accepted, and no refusal quotes more than
 	// registry.MaxQuote runes of what was sent.
 	HostileText = "hostile-text"
+	// HostilePaging: a listing asked for a page no store can reach (page
+	// 9223372036854775807, and the first page whose offset overflows 64
+	// bits at the page size) is refused with 422 naming page on both
+	// faces, never sent to a store, where it overflows OFFSET (a 500 on
+	// PostgreSQL) or wraps (page 1 on SQLite); the last page
+	// registry.MaxOffset allows still answers.
+	HostilePaging = "hostile-paging"
 )
 
 // HugeText is the length of the long text the hostile-text check sends.
@@ -46,7 +54,35 @@ func Hostile(op *registry.Operation) []string {
 	if len(textArguments(op.InputType)) > 0 {
 		out = append(out, HostileText)
 	}
+	if op.Paging.Lists() {
+		out = append(out, HostilePaging)
+	}
 	return out
+}
+
+func (s *scenario) hostilePaging() {
+	for _, f := range s.faces() {
+		base := s.valid(s.u)
+		size := int64(s.op.Paging.Default)
+		if n, ok := base.Args["itemsPerPage"].(int); ok {
+			size = int64(n)
+		}
+		ask := func(page int64) apptest.Outcome {
+			r := clone(base)
+			if r.Args == nil {
+				r.Args = map[string]any{}
+			}
+			r.Args["page"] = page
+			return s.send(f, r)
+		}
+		for _, page := range []int64{math.MaxInt64, math.MaxInt64/size + 1} {
+			out := ask(page)
+			require.Equal(s.t, http.StatusUnprocessableEntity, out.Status, "%s, %s: page %d is refused: %s", s.op.ID, faceName(f), page, s.a.Explain(out))
+			require.Contains(s.t, fields(out.Body), "page", "%s, %s: the refusal of page %d names page: %s", s.op.ID, faceName(f), page, out.Raw)
+		}
+		last := ask(registry.MaxOffset/size + 1)
+		require.Less(s.t, last.Status, 300, "%s, %s: the last page a listing has answers: %s", s.op.ID, faceName(f), s.a.Explain(last))
+	}
 }
 
 // Attack runs one hostile check for one operation (what Exercise runs in a subtest).
