@@ -27,7 +27,11 @@ func (Arguments) Name() string { return NameArguments }
 // Check implements Guard.
 func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error {
 	if c.Unreadable != "" {
-		return &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
+		e := &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
+		if c.UnreadableIn != "" {
+			e.Violations = []registry.Violation{{Field: c.UnreadableIn, Reason: c.Unreadable}}
+		}
+		return e
 	}
 	var vs []registry.Violation
 	for _, v := range c.Op.URIVariables() {

@@ -145,6 +145,9 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			form, files, refused, cleanup, unreadable := readMultipart(hc, op.HTTP.Files)
 			defer cleanup() // spooled files go when the request is answered
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
+			if unreadable == tooLargeUpload && len(op.HTTP.Files) == 1 {
+				c.UnreadableIn = op.HTTP.Files[0] // the one file is what is too large
+			}
 			c.Refused = append(refused, f.repeatedFields(op, form)...)
 			slices.SortFunc(c.Refused, func(a, b registry.Violation) int { return strings.Compare(a.Field, b.Field) })
 		case takesForm(hc, op): // form.go
@@ -310,9 +313,13 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, nil, nil, nothing, "the request must be multipart/form-data"
 	}
-	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(8 << 20)
-	if err != nil {
-		return nil, nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
+	body := &countingReader{r: io.LimitReader(hc.BodyReader(), MaxUpload+1)}
+	form, err := multipart.NewReader(body, params["boundary"]).ReadForm(8 << 20)
+	switch {
+	case err != nil && body.n > MaxUpload:
+		return nil, nil, nil, nothing, tooLargeUpload
+	case err != nil:
+		return nil, nil, nil, nothing, "the multipart body could not be read"
 	}
 	cleanup := func() { _ = form.RemoveAll() }
 	var refused []registry.Violation
@@ -333,6 +340,21 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 		}
 	}
 	return url.Values(form.Value), files, refused, cleanup, ""
+}
+
+// tooLargeUpload is the refusal of a multipart body over MaxUpload.
+const tooLargeUpload = "the upload is larger than 31 MB; nothing was read past it"
+
+// countingReader counts what was read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // repeatedFields names the form fields sent more than once whose schema is

@@ -2,7 +2,10 @@ package planner_test
 
 import (
 	"bytes"
+	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"testing"
 
@@ -13,6 +16,7 @@ import (
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/route/routefixture"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner/plannertest"
 	"cairn.dev/cairn/registry"
 )
@@ -124,4 +128,35 @@ func TestTripSizeIsBounded(t *testing.T) {
 			require.Equal(t, []string{"endDate"}, fields(out.Body), string(out.Raw))
 		}
 	})
+}
+
+// TestAnOversizedUploadNamesItsFile: a GPX file over the upload bound, or a
+// request over the multipart bound, is a 400 naming gpxFile.
+func TestAnOversizedUploadNamesItsFile(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	tests := []struct {
+		name string
+		size int64
+	}{
+		{"a file over 30 MB", trips.MaxUploadBytes + 1<<19},
+		{"a request over 31 MB", operations.MaxUpload + 1<<20},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, a)
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="gpxFile"; filename="big.gpx"`)
+		h.Set("Content-Type", "application/gpx+xml")
+		pw, err := w.CreatePart(h)
+		require.NoError(t, err)
+		_, err = io.Copy(pw, routefixture.Oversized(tt.size))
+		require.NoError(t, err)
+		require.NoError(t, w.Close())
+		res := a.Do(t, http.MethodPost, "/trips/gpx-upload", e.token, buf.String(),
+			"Content-Type", w.FormDataContentType(), "Idempotency-Key", key())
+		require.Equal(t, http.StatusBadRequest, res.Status, "%s: %.300s", tt.name, res.Body)
+		require.Equal(t, []string{"gpxFile"}, fields(res.JSON(t)), "%s: %.300s", tt.name, res.Body)
+	}
 }

@@ -183,8 +183,10 @@ func splitTracks(r gpx.Route) [][]geo.Point {
 	return out
 }
 
+// malformed is a 400 about the uploaded file, naming it.
 func malformed(detail string) error {
-	return &registry.Error{Kind: registry.KindMalformed, Detail: detail}
+	return &registry.Error{Kind: registry.KindMalformed, Detail: detail,
+		Violations: []registry.Violation{{Field: UploadFile, Reason: detail}}}
 }
 
 // gpxRefusal names what is wrong with a file, without quoting it at length.
