@@ -40,7 +40,7 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 			vs = append(vs, registry.Violation{Field: v, Reason: "is required"})
 		case strings.ContainsRune(c.Vars[v], 0):
 			// No record is named so: unknown, as the owner guard answers.
-			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+			return registry.NotFoundFor(c.Op)
 		}
 	}
 	vs = append(vs, c.Refused...)

@@ -26,7 +26,7 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 		return err
 	}
 	ok, err := rule.Check(ctx, c.UserID(), id)
-	if refusal := judged(ok, err); refusal != nil {
+	if refusal := judged(c, ok, err); refusal != nil {
 		return refusal
 	}
 	for _, child := range rule.Children() {
@@ -38,7 +38,7 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 			continue // looked up within its parent by the handler
 		}
 		ok, err := child.Check(ctx, c.Var(child.Parent), cid)
-		if refusal := judged(ok, err); refusal != nil {
+		if refusal := judged(c, ok, err); refusal != nil {
 			return refusal
 		}
 	}
@@ -61,7 +61,7 @@ func addressed(c *registry.Call, v string, rule registry.OwnerRule) (string, err
 	if strings.ContainsRune(id, 0) {
 		// No record has such an id; asking the store would fail on
 		// PostgreSQL. It is unknown, and answered as any unknown id.
-		return "", registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+		return "", registry.NotFoundFor(c.Op)
 	}
 	return id, nil
 }
@@ -69,17 +69,18 @@ func addressed(c *registry.Call, v string, rule registry.OwnerRule) (string, err
 // judged turns an ownership answer into the refusal it calls for: nil when
 // owned; the one not-found answer when not, or when the check itself said
 // "not found" or "forbidden" (a check telling those apart would be an
-// existence oracle); a failure otherwise.
-func judged(ok bool, err error) error {
+// existence oracle); a failure otherwise. A public operation's caller has
+// no resources: its not-found says nothing of any (registry.NotFoundFor).
+func judged(c *registry.Call, ok bool, err error) error {
 	if err != nil {
 		var e *registry.Error
 		if errors.As(err, &e) && (e.Kind == registry.KindNotFound || e.Kind == registry.KindForbidden) {
-			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+			return registry.NotFoundFor(c.Op)
 		}
 		return registry.Internal(err)
 	}
 	if !ok {
-		return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+		return registry.NotFoundFor(c.Op)
 	}
 	return nil
 }

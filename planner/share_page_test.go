@@ -522,3 +522,32 @@ func TestSharedReadsAreLimitedPerAddress(t *testing.T) {
 	other := a.Do(t, "GET", "/s/"+f.code, "", nil, "Accept", browserAccept, "X-Forwarded-For", "198.51.100.8")
 	require.Equal(t, http.StatusOK, other.Status, "another address is not limited by the first")
 }
+
+// TestAnUnknownShareSaysNothingOfResources: an anonymous read of an
+// unknown code, on every public address, is a 404 that speaks of the
+// address, not of the caller's resources (a visitor has none), in each
+// language, and the same as a revoked code's.
+func TestAnUnknownShareSaysNothingOfResources(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	f := newSharedFixture(t, a)
+	revoke := a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil)
+	if revoke.Status == http.StatusConflict {
+		revoke = a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil,
+			operations.HeaderConfirmationToken, revoke.JSON(t)["confirmationToken"].(string))
+	}
+	require.Less(t, revoke.Status, 300, string(revoke.Body))
+	for _, suffix := range []string{"", "/route", ".gpx", ".fit", "/stages/0.gpx"} {
+		for _, lang := range []string{"en", "fr"} {
+			var bodies []string
+			for _, code := range []string{"unknownCode1", f.code} {
+				res := a.Do(t, "GET", "/s/"+code+suffix, "", nil, "Accept", "application/json", "Accept-Language", lang, "X-Request-Id", "unknown-share")
+				require.Equal(t, http.StatusNotFound, res.Status, "%s%s: %s", code, suffix, res.Body)
+				require.NotContains(t, string(res.Body), "your resources", suffix)
+				require.NotContains(t, string(res.Body), "vos ressources", suffix)
+				bodies = append(bodies, string(res.Body))
+			}
+			require.Equal(t, bodies[0], bodies[1], "%s, %s: an unknown code and a revoked one answer alike", suffix, lang)
+		}
+	}
+}

@@ -67,6 +67,19 @@ func Kinds() []Kind {
 // store that finds a record gone after the owner guard answers it too.
 const NotFoundDetail = "not found among your resources; list yours to find the right id"
 
+// PublicNotFoundDetail is NotFoundDetail for an operation anyone may call
+// without a token (Public): its caller has no resources to be told about.
+const PublicNotFoundDetail = "nothing is published at this address; it may have been withdrawn"
+
+// NotFoundFor is the one not-found answer of operation op: NotFoundDetail,
+// or PublicNotFoundDetail when op is Public.
+func NotFoundFor(op *Operation) *Error {
+	if op != nil && op.Scope == Public {
+		return Fail(KindNotFound, PublicNotFoundDetail)
+	}
+	return Fail(KindNotFound, NotFoundDetail)
+}
+
 // Violation names one field of the input or of the merged record and why it
 // was refused. Field is a JSON name (dotted for nested values).
 type Violation struct {
