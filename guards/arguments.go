@@ -3,6 +3,7 @@ package guards
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"cairn.dev/cairn/registry"
@@ -45,8 +46,13 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 	}
 	vs = append(vs, c.Refused...)
 	vs = append(vs, nulViolations(c.Args)...)
-	if len(vs) == 0 {
-		vs = g.Schema.CheckArguments(c.Op, c.Args)
+	// The schema is judged whatever was found above, so that one refusal
+	// names everything wrong: a missing identifier and the unpublished
+	// names sent beside it. A field named twice keeps its first reason.
+	for _, v := range g.Schema.CheckArguments(c.Op, c.Args) {
+		if !slices.ContainsFunc(vs, func(w registry.Violation) bool { return w.Field == v.Field }) {
+			vs = append(vs, v)
+		}
 	}
 	if len(vs) > 0 {
 		return registry.Invalid("the arguments do not match the published schema", vs...)

@@ -3,6 +3,7 @@ package guards
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"cairn.dev/cairn/registry"
@@ -11,7 +12,12 @@ import (
 // Owner authorizes by URI variable before anything is read (404): the
 // rule's first variable by the caller, each child by its parent. A record
 // unknown, someone else's, or not under its parent gets the one answer.
-type Owner struct{}
+type Owner struct {
+	// Schema, when set, judges the arguments beside a missing URI
+	// variable, so that its refusal also names the unpublished arguments
+	// sent with it, as the arguments guard would have.
+	Schema ArgumentChecker
+}
 
 var _ Guard = Owner{}
 
@@ -19,11 +25,11 @@ var _ Guard = Owner{}
 func (Owner) Name() string { return NameOwner }
 
 // Check implements Guard.
-func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
+func (g Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 	rule := c.Op.Owner
 	id, err := addressed(c, rule.Var, rule)
 	if err != nil {
-		return err
+		return g.withArguments(c, err)
 	}
 	ok, err := rule.Check(ctx, c.UserID(), id)
 	if refusal := judged(c, ok, err); refusal != nil {
@@ -32,7 +38,7 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 	for _, child := range rule.Children() {
 		cid, err := addressed(c, child.Var, rule)
 		if err != nil {
-			return err
+			return g.withArguments(c, err)
 		}
 		if child.Claimed() {
 			continue // looked up within its parent by the handler
@@ -43,6 +49,28 @@ func (Owner) Check(ctx context.Context, c *registry.Call, next Next) error {
 		}
 	}
 	return next(ctx, c)
+}
+
+// withArguments adds to the refusal of a missing URI variable what the
+// arguments guard would refuse of the rest: the parts a face refused and
+// the schema's violations, each field once.
+func (g Owner) withArguments(c *registry.Call, err error) error {
+	var e *registry.Error
+	if !errors.As(err, &e) || e.Kind != registry.KindInvalid {
+		return err
+	}
+	vs := append(slices.Clone(e.Violations), c.Refused...)
+	if g.Schema != nil {
+		vs = append(vs, g.Schema.CheckArguments(c.Op, c.Args)...)
+	}
+	out := *e
+	out.Violations = nil
+	for _, v := range vs {
+		if !slices.ContainsFunc(out.Violations, func(w registry.Violation) bool { return w.Field == v.Field }) {
+			out.Violations = append(out.Violations, v)
+		}
+	}
+	return &out
 }
 
 // addressed is the value of the URI variable v, or the refusal of one that

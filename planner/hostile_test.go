@@ -167,3 +167,27 @@ func TestAPagePastEveryOffsetIsRefusedByName(t *testing.T) {
 		}
 	})
 }
+
+// TestAMissingArgumentIsNamedBesideTheUnpublished: a call missing a
+// required argument and sending an unpublished one is refused naming
+// both, on both faces.
+func TestAMissingArgumentIsNamedBesideTheUnpublished(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	get, _ := a.Server.Registry.Lookup("trips.get")
+	out := a.ViaMCP(t, e.mcp, apptest.Request{Op: get, Token: e.token, Args: map[string]any{"tripIdentifier": "x"}})
+	require.Equal(t, http.StatusUnprocessableEntity, out.Status, string(out.Raw))
+	require.Subset(t, fields(out.Body), []string{"id", "tripIdentifier"}, string(out.Raw))
+
+	create, _ := a.Server.Registry.Lookup("trips.create")
+	for _, via := range []string{"http", "mcp"} {
+		r := apptest.Request{Op: create, Token: e.token, Key: key(), Args: map[string]any{"sourceAddress": plannertest.StravaRoute(120)}}
+		out := a.ViaHTTP(t, r)
+		if via == "mcp" {
+			out = a.ViaMCP(t, e.mcp, r)
+		}
+		require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %s", via, out.Raw)
+		require.Subset(t, fields(out.Body), []string{"sourceUrl", "sourceAddress"}, "%s: %s", via, out.Raw)
+	}
+}
