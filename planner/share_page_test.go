@@ -89,6 +89,8 @@ func TestTheSharePageShowsTheTripAndNothingOfItsOwner(t *testing.T) {
 	require.Contains(t, csp, "default-src 'none'")
 	require.NotContains(t, csp, "unsafe-inline", "the page's one style sheet is allowed by its hash")
 	require.NotContains(t, csp, "script-src", "the page runs no script")
+	require.Contains(t, csp, "frame-ancestors 'none'")
+	require.Equal(t, "DENY", page.Header.Get("X-Frame-Options"), "beside frame-ancestors, for browsers that do not read it")
 	html := string(page.Body)
 
 	require.Contains(t, html, "<title>")
