@@ -45,7 +45,7 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 		}
 	}
 	vs = append(vs, c.Refused...)
-	vs = append(vs, nulViolations(c.Args)...)
+	vs = append(vs, textViolations(c.Args)...)
 	// The schema is judged whatever was found above, so that one refusal
 	// names everything wrong: a missing identifier and the unpublished
 	// names sent beside it. A field named twice keeps its first reason.
