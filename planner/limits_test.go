@@ -160,3 +160,39 @@ func TestAnOversizedUploadNamesItsFile(t *testing.T) {
 		require.Equal(t, []string{"gpxFile"}, fields(res.JSON(t)), "%s: %.300s", tt.name, res.Body)
 	}
 }
+
+// TestRefusedCallsSpendNoQuota: ten creations refused for their arguments
+// (422) leave the eleventh, valid one within the limit of ten a minute, on
+// both faces and both engines; the same for uploads refused for a setting.
+func TestRefusedCallsSpendNoQuota(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		create, _ := a.Server.Registry.Lookup("trips.create")
+		for _, via := range []string{"http", "mcp"} {
+			e := newEnv(t, a) // the limit is per user
+			send := func(args map[string]any) apptest.Outcome {
+				r := apptest.Request{Op: create, Token: e.token, Key: key(), Args: args}
+				if via == "mcp" {
+					return a.ViaMCP(t, e.mcp, r)
+				}
+				return a.ViaHTTP(t, r)
+			}
+			for i := range 10 {
+				out := send(map[string]any{"sourceUrl": plannertest.StravaRoute(120), "averageSpeed": 500})
+				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s, refused creation %d: %s", via, i+1, out.Raw)
+			}
+			out := send(map[string]any{"sourceUrl": plannertest.StravaRoute(120)})
+			require.Less(t, out.Status, 300, "%s: the refusals spent nothing: %s", via, out.Raw)
+			require.NotEmpty(t, out.Body["id"], "%s: created", via)
+		}
+
+		e := newEnv(t, a)
+		file := gpxOf(t, "Short", routefixture.Line(200, 100_000))
+		for i := range 10 {
+			out := e.uploadFile(t, file, map[string]any{"averageSpeed": 500})
+			require.Equal(t, http.StatusUnprocessableEntity, out.Status, "refused upload %d: %s", i+1, out.Raw)
+		}
+		out := e.uploadFile(t, file, nil)
+		require.Equal(t, http.StatusAccepted, out.Status, "the refused uploads spent nothing: %s", out.Raw)
+	})
+}

@@ -28,10 +28,11 @@ const (
 	// case, its column), all at once, on both faces.
 	HostileFields = "hostile-fields"
 	// HostileText: every text argument (a string field of the input) is
-	// sent holding a NUL character, 100 KB long, and as a long value a
-	// refusal might quote. The NUL is refused by name; the others are
-	// refused by name or accepted, and no refusal quotes more than
-	// registry.MaxQuote runes of what was sent.
+	// sent holding a NUL character, each of BEL, ESC and U+202E (the one
+	// text rule, registry.Refused), 100 KB long, and as a long value a
+	// refusal might quote. The NUL and the other hidden characters are
+	// refused by name; the others are refused by name or accepted, and no
+	// refusal quotes more than registry.MaxQuote runes of what was sent.
 	HostileText = "hostile-text"
 	// HostilePaging: a listing asked for a page no store can reach (page
 	// 9223372036854775807, and the first page whose offset overflows 64
@@ -267,6 +268,11 @@ func (s *scenario) hostileText() {
 			nul := probe("a\x00b")
 			require.Equal(s.t, http.StatusUnprocessableEntity, nul.Status, "%s: a NUL character is refused: %s", where, s.a.Explain(nul))
 			require.Contains(s.t, fields(nul.Body), field, "%s: the NUL's refusal names the argument: %s", where, s.a.Explain(nul))
+			for _, hidden := range []string{"a\ab", "\x1b[31mred", "abc\u202egpj.exe"} {
+				out := probe(hidden)
+				require.Equal(s.t, http.StatusUnprocessableEntity, out.Status, "%s: %q breaks the one text rule and is refused: %s", where, hidden, s.a.Explain(out))
+				require.Contains(s.t, fields(out.Body), field, "%s: the refusal of %q names the argument: %s", where, hidden, s.a.Explain(out))
+			}
 
 			big := probe(huge)
 			switch {
