@@ -3,7 +3,6 @@ package guards
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"cairn.dev/cairn/registry"
@@ -49,11 +48,7 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 	// The schema is judged whatever was found above, so that one refusal
 	// names everything wrong: a missing identifier and the unpublished
 	// names sent beside it. A field named twice keeps its first reason.
-	for _, v := range g.Schema.CheckArguments(c.Op, c.Args) {
-		if !slices.ContainsFunc(vs, func(w registry.Violation) bool { return w.Field == v.Field }) {
-			vs = append(vs, v)
-		}
-	}
+	vs = onceEach(append(vs, g.Schema.CheckArguments(c.Op, c.Args)...))
 	if len(vs) > 0 {
 		return registry.Invalid("the arguments do not match the published schema", vs...)
 	}
@@ -84,4 +79,18 @@ func fieldOf(err error) string {
 		return te.Field
 	}
 	return "body"
+}
+
+// onceEach keeps the first violation of each field, in order: the same
+// field found by two rules is named once.
+func onceEach(vs []registry.Violation) []registry.Violation {
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0:0]
+	for _, v := range vs {
+		if !seen[v.Field] {
+			seen[v.Field] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -64,12 +64,7 @@ func (g Owner) withArguments(c *registry.Call, err error) error {
 		vs = append(vs, g.Schema.CheckArguments(c.Op, c.Args)...)
 	}
 	out := *e
-	out.Violations = nil
-	for _, v := range vs {
-		if !slices.ContainsFunc(out.Violations, func(w registry.Violation) bool { return w.Field == v.Field }) {
-			out.Violations = append(out.Violations, v)
-		}
-	}
+	out.Violations = onceEach(vs)
 	return &out
 }
 

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -195,4 +196,30 @@ func TestRefusedCallsSpendNoQuota(t *testing.T) {
 		out := e.uploadFile(t, file, nil)
 		require.Equal(t, http.StatusAccepted, out.Status, "the refused uploads spent nothing: %s", out.Raw)
 	})
+}
+
+// TestARefusalStaysSmall: 90,000 unknown keys in a body just under the
+// body limit are refused with at most registry.MaxViolations listed and
+// the rest counted, in a few kilobytes, on both faces (it was 7 MB).
+func TestARefusalStaysSmall(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	args := map[string]any{"sourceUrl": plannertest.StravaRoute(120)}
+	for i := range 90_000 {
+		args[fmt.Sprintf("k%05d", i)] = 0
+	}
+	create, _ := a.Server.Registry.Lookup("trips.create")
+	for _, via := range []string{"http", "mcp"} {
+		r := apptest.Request{Op: create, Token: e.token, Key: key(), Args: args}
+		out := a.ViaHTTP(t, r)
+		if via == "mcp" {
+			out = a.ViaMCP(t, e.mcp, r)
+		}
+		require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %.300s", via, out.Raw)
+		require.Len(t, fields(out.Body), registry.MaxViolations, via)
+		require.EqualValues(t, 90_000-registry.MaxViolations, out.Body["moreViolations"], via)
+		require.Less(t, len(out.Raw), 16<<10, "%s: the refusal is %d bytes", via, len(out.Raw))
+	}
+	require.Zero(t, e.tripCount(t))
 }

@@ -203,6 +203,8 @@ func run(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, name
 		s.hostileText()
 	case HostilePaging:
 		s.hostilePaging()
+	case HostileEcho:
+		s.hostileEcho()
 	default:
 		s.refuse(name)
 	}

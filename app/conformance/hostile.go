@@ -41,7 +41,18 @@ const (
 	// PostgreSQL) or wraps (page 1 on SQLite); the last page
 	// registry.MaxOffset allows still answers.
 	HostilePaging = "hostile-paging"
+	// HostileEcho: a call sent with EchoKeys unpublished arguments is
+	// refused listing at most registry.MaxViolations of them and counting
+	// the rest (moreViolations), within MaxEcho bytes, on both faces: no
+	// request makes a refusal many times its own size.
+	HostileEcho = "hostile-echo"
 )
+
+// EchoKeys is how many unpublished arguments the hostile-echo check sends.
+const EchoKeys = 2000
+
+// MaxEcho bounds the refusal of the hostile-echo check, in bytes.
+const MaxEcho = 32 << 10
 
 // HugeText is the length of the long text the hostile-text check sends.
 const HugeText = 100 << 10
@@ -58,7 +69,30 @@ func Hostile(op *registry.Operation) []string {
 	if op.Paging.Lists() {
 		out = append(out, HostilePaging)
 	}
-	return out
+	return append(out, HostileEcho)
+}
+
+func (s *scenario) hostileEcho() {
+	for _, f := range s.faces() {
+		r := clone(s.valid(s.u))
+		r.Args = cloneMap(r.Args)
+		if r.Args == nil {
+			r.Args = map[string]any{}
+		}
+		for i := range EchoKeys {
+			r.Args[fmt.Sprintf("unpublished%04d", i)] = strings.Repeat("v", 40)
+		}
+		if s.op.Idempotency.Creation() {
+			r.Key = newKey()
+		}
+		out := s.send(f, r)
+		where := fmt.Sprintf("%s, %s", s.op.ID, faceName(f))
+		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s: %d unpublished arguments are refused: %d %.300s", where, EchoKeys, out.Status, out.Raw)
+		require.LessOrEqual(s.t, len(out.Raw), MaxEcho, "%s: the refusal of %d unpublished arguments is at most %d bytes", where, EchoKeys, MaxEcho)
+		require.LessOrEqual(s.t, len(fields(out.Body)), registry.MaxViolations, "%s: at most %d violations are listed", where, registry.MaxViolations)
+		more, _ := out.Body["moreViolations"].(float64)
+		require.GreaterOrEqual(s.t, int(more)+len(fields(out.Body)), EchoKeys, "%s: the others are counted in moreViolations: %.300s", where, out.Raw)
+	}
 }
 
 func (s *scenario) hostilePaging() {
