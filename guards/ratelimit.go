@@ -34,7 +34,8 @@ type Refunder interface {
 // is taken back (Refunder), so a client correcting a mistake is not
 // locked out by it. What a handler refuses itself (a GPX file that cannot
 // be read, after it was parsed) has cost the work and stays counted, and
-// so does every other refusal (a 404 of someone else's id is a probe).
+// so does every other refusal (a 404 of someone else's id is a probe),
+// but a 503: a call a dependency could not serve did nothing.
 //
 // While Limiter fails (the shared count in Redis cannot be reached), a rule
 // that is not SharedOnly is counted by Fallback, in process; a SharedOnly
@@ -87,16 +88,30 @@ func (g RateLimit) Check(ctx context.Context, c *registry.Call, next Next) error
 		}
 	}
 	err := next(ctx, c)
-	if err != nil && !c.Handling {
-		if k := registry.AsError(err).Kind; k == registry.KindInvalid || k == registry.KindMalformed {
-			for _, s := range spent {
-				if rf, ok := s.by.(Refunder); ok {
-					_ = rf.Refund(ctx, s.key) // best effort: a refund lost counts the call, as before
-				}
+	if refunded(c, err) {
+		for _, s := range spent {
+			if rf, ok := s.by.(Refunder); ok {
+				_ = rf.Refund(ctx, s.key) // best effort: a refund lost counts the call, as before
 			}
 		}
 	}
 	return err
+}
+
+// refunded reports whether a call answered err spends nothing: refused for
+// its arguments before its handler ran, or refused because a dependency is
+// down (nothing was done; the client is told to come back).
+func refunded(c *registry.Call, err error) bool {
+	if err == nil {
+		return false
+	}
+	switch registry.AsError(err).Kind {
+	case registry.KindInvalid, registry.KindMalformed:
+		return !c.Handling
+	case registry.KindUnavailable:
+		return true
+	}
+	return false
 }
 
 // spending is one count a call made: by which limiter, under which key.
