@@ -20,6 +20,7 @@ import (
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner/plannertest"
 	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 // TestBodyLimitIsTheSameOnBothFaces: a body over max_body is refused with
@@ -222,4 +223,31 @@ func TestARefusalStaysSmall(t *testing.T) {
 		require.Less(t, len(out.Raw), 16<<10, "%s: the refusal is %d bytes", via, len(out.Raw))
 	}
 	require.Zero(t, e.tripCount(t))
+}
+
+// TestADatabaseOutageIsUnavailable: with PostgreSQL unreachable, the
+// trips listing answers 503 with Retry-After on both faces, never 500.
+func TestADatabaseOutageIsUnavailable(t *testing.T) {
+	t.Parallel()
+	outage := storagetest.NewPostgresOutage(t)
+	a := plannertest.New(t, apptest.Database(outage.URL))
+	e := newEnv(t, a)
+	list, _ := a.Server.Registry.Lookup("trips.list")
+	require.Equal(t, http.StatusOK, a.ViaHTTP(t, apptest.Request{Op: list, Token: e.token}).Status)
+
+	outage.Cut()
+	for _, via := range []string{"http", "mcp"} {
+		r := apptest.Request{Op: list, Token: e.token}
+		out := a.ViaHTTP(t, r)
+		if via == "mcp" {
+			out = a.ViaMCP(t, e.mcp, r)
+		}
+		require.Equal(t, http.StatusServiceUnavailable, out.Status, "%s: %s", via, out.Raw)
+		require.Equal(t, registry.ProblemTypeBase+registry.KindUnavailable.String(), out.Type, via)
+		if via == "http" {
+			require.NotEmpty(t, out.Header.Get("Retry-After"))
+		} else {
+			require.NotZero(t, out.Body["retryAfter"])
+		}
+	}
 }

@@ -149,6 +149,11 @@ func AsError(err error) *Error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Kind == KindInternal && e.Err != nil && Unreachable(e.Err) {
+			// Wrapped as internal on its way (a guard's own failure):
+			// still a dependency that cannot be reached.
+			return Unavailable(UnreachableDetail, err)
+		}
 		return e
 	}
 	if Unreachable(err) {
@@ -175,8 +180,8 @@ const UnreachableDetail = "a service the server depends on cannot be reached; tr
 
 // Unreachable reports whether err says a dependency (the database, most
 // often) could not be reached or dropped the connection: a refused or
-// reset connection, a dial that failed, a connection the driver found
-// broken, or a PostgreSQL connection exception (SQLSTATE class 08) or
+// reset connection, a dial that failed, an answer cut off, a connection
+// the driver found broken or closed, or a PostgreSQL connection exception (SQLSTATE class 08) or
 // shutdown (57P01 to 57P03, while it restarts). Such a call is refused as
 // unavailable (503 with Retry-After), once, where each face maps an
 // error, instead of answering 500: nothing about the call was wrong.
@@ -185,7 +190,8 @@ func Unreachable(err error) bool {
 	var state interface{ SQLState() string }
 	var driverErr interface{ SafeToRetry() bool } // the PostgreSQL driver's own errors (pgconn)
 	switch {
-	case errors.As(err, &driverErr) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || closedConnection(err)):
+	case errors.As(err, &driverErr) && (errors.Is(err, io.EOF) || closedConnection(err)),
+		errors.Is(err, io.ErrUnexpectedEOF): // an answer cut off: the connection closed under it
 		return true
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, driver.ErrBadConn):
