@@ -44,7 +44,8 @@ const (
 	// HostileEcho: a call sent with EchoKeys unpublished arguments is
 	// refused listing at most registry.MaxViolations of them and counting
 	// the rest (moreViolations), within MaxEcho bytes, on both faces: no
-	// request makes a refusal many times its own size.
+	// request makes a refusal many times its own size. A form of that many
+	// parts may instead be refused unread (400), within the same bound.
 	HostileEcho = "hostile-echo"
 )
 
@@ -87,8 +88,11 @@ func (s *scenario) hostileEcho() {
 		}
 		out := s.send(f, r)
 		where := fmt.Sprintf("%s, %s", s.op.ID, faceName(f))
-		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s: %d unpublished arguments are refused: %d %.300s", where, EchoKeys, out.Status, out.Raw)
 		require.LessOrEqual(s.t, len(out.Raw), MaxEcho, "%s: the refusal of %d unpublished arguments is at most %d bytes", where, EchoKeys, MaxEcho)
+		if out.Type == problem(registry.KindMalformed) {
+			continue // a form of that many parts is not read at all (multipart's own bound)
+		}
+		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s: %d unpublished arguments are refused: %d %.300s", where, EchoKeys, out.Status, out.Raw)
 		require.LessOrEqual(s.t, len(fields(out.Body)), registry.MaxViolations, "%s: at most %d violations are listed", where, registry.MaxViolations)
 		more, _ := out.Body["moreViolations"].(float64)
 		require.GreaterOrEqual(s.t, int(more)+len(fields(out.Body)), EchoKeys, "%s: the others are counted in moreViolations: %.300s", where, out.Raw)
