@@ -14,11 +14,13 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/metrics"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/trips"
 	"cairn.dev/cairn/planner/plannertest"
+	"cairn.dev/cairn/registry"
 )
 
 // The benchmarks serve one read (get_trip) bare — a plain huma handler and
@@ -238,6 +240,15 @@ func BenchmarkSharePage(b *testing.B) {
 	code := share()
 	size, tag := read(code, "", http.StatusOK)
 	b.Logf("the page of %d days and %d points is %d bytes", trips.MaxDays, trips.MaxRoutePoints, size)
+	for _, path := range []string{"/route", ".gpx", ".fit"} {
+		res := a.Do(b, http.MethodGet, "/s/"+code+path, "", nil, "X-Forwarded-For", "198.19.0.1")
+		if res.Status != http.StatusOK {
+			b.Fatalf("%s: %d", path, res.Status)
+		}
+		b.Logf("/s/{code}%s is %d bytes", path, len(res.Body))
+	}
+	detail := a.ViaMCP(b, e.mcp, apptest.Request{Op: lookup(b, a, "trips.get"), Token: e.token, Vars: map[string]string{"id": id}})
+	b.Logf("get_trip answers %d bytes of structured content", len(detail.Raw))
 
 	b.Run("rendered", func(b *testing.B) {
 		var spent time.Duration
@@ -267,4 +278,12 @@ func BenchmarkSharePage(b *testing.B) {
 		}
 		reportCPU(b, began)
 	})
+}
+
+func lookup(b *testing.B, a *plannertest.App, id string) *registry.Operation {
+	op, ok := a.Server.Registry.Lookup(id)
+	if !ok {
+		b.Fatalf("no operation %s", id)
+	}
+	return op
 }
