@@ -287,7 +287,7 @@ func provideChain(p chainParams) (*guards.Chain, error) {
 		guards.Authenticate{Tokens: p.Auth},
 		guards.Scope{},
 		guards.RateLimit{Limiter: p.Limiter, Fallback: fallback, Replays: guardstore.Keys{DB: db}, OnFallback: notice.note},
-		guards.Owner{},
+		guards.Owner{Schema: h.Schemas},
 		guards.Arguments{Schema: h.Schemas},
 		guards.Read{Tx: storage.Tx{DB: db}},
 		guards.Merge{Tx: storage.Tx{DB: db}},

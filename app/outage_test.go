@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
@@ -129,4 +130,42 @@ func (s *sse) next(t *testing.T) event {
 			e.data = line[6 : len(line)-1]
 		}
 	}
+}
+
+// TestPostgresOutageAnswers503: with PostgreSQL unreachable (nothing
+// listening where it was, its connections closed), a call that needs it is
+// refused 503 with Retry-After, on both faces, never 500; once it is back,
+// the same call succeeds.
+func TestPostgresOutageAnswers503(t *testing.T) {
+	t.Parallel()
+	outage := storagetest.NewPostgresOutage(t)
+	a := start(t, newProduct(), nil, apptest.Database(outage.URL))
+	tok := a.Token(t, "pg-outage@example.com")
+	key := func(s string) []string { return []string{"Idempotency-Key", "pg-outage-key-" + s + "-0123456789"} }
+	before := a.Do(t, http.MethodPost, "/things", tok, map[string]any{"name": "before"}, key("before")...)
+	require.Equal(t, http.StatusCreated, before.Status, string(before.Body))
+	s := a.MCP(t, tok)
+
+	outage.Cut()
+
+	unavailable := registry.ProblemTypeBase + registry.KindUnavailable.String()
+	res := a.Do(t, http.MethodPost, "/things", tok, map[string]any{"name": "during"}, key("during")...)
+	require.Equal(t, http.StatusServiceUnavailable, res.Status, string(res.Body))
+	require.Equal(t, unavailable, res.JSON(t)["type"])
+	require.NotEmpty(t, res.Header.Get("Retry-After"))
+
+	call := apptest.Call(t, s, "create_thing", map[string]any{"name": "during"})
+	require.True(t, call.IsError, call.Text)
+	require.Equal(t, unavailable, call.Structured["type"], call.Text)
+	require.EqualValues(t, 503, call.Structured["status"])
+	require.NotZero(t, call.Structured["retryAfter"])
+
+	outage.Restore(t)
+	var last string
+	back := assert.Eventually(t, func() bool {
+		res := a.Do(t, http.MethodPost, "/things", tok, map[string]any{"name": "after"}, key("after")...)
+		last = fmt.Sprintf("%d %s", res.Status, res.Body)
+		return res.Status == http.StatusCreated
+	}, 10*time.Second, 100*time.Millisecond)
+	require.True(t, back, "the call succeeds once PostgreSQL is back: %s", last)
 }

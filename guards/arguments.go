@@ -27,7 +27,11 @@ func (Arguments) Name() string { return NameArguments }
 // Check implements Guard.
 func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error {
 	if c.Unreadable != "" {
-		return &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
+		e := &registry.Error{Kind: registry.KindMalformed, Detail: c.Unreadable}
+		if c.UnreadableIn != "" {
+			e.Violations = []registry.Violation{{Field: c.UnreadableIn, Reason: c.Unreadable}}
+		}
+		return e
 	}
 	var vs []registry.Violation
 	for _, v := range c.Op.URIVariables() {
@@ -36,14 +40,15 @@ func (g Arguments) Check(ctx context.Context, c *registry.Call, next Next) error
 			vs = append(vs, registry.Violation{Field: v, Reason: "is required"})
 		case strings.ContainsRune(c.Vars[v], 0):
 			// No record is named so: unknown, as the owner guard answers.
-			return registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
+			return registry.NotFoundFor(c.Op)
 		}
 	}
 	vs = append(vs, c.Refused...)
-	vs = append(vs, nulViolations(c.Args)...)
-	if len(vs) == 0 {
-		vs = g.Schema.CheckArguments(c.Op, c.Args)
-	}
+	vs = append(vs, textViolations(c.Args)...)
+	// The schema is judged whatever was found above, so that one refusal
+	// names everything wrong: a missing identifier and the unpublished
+	// names sent beside it. A field named twice keeps its first reason.
+	vs = onceEach(append(vs, g.Schema.CheckArguments(c.Op, c.Args)...))
 	if len(vs) > 0 {
 		return registry.Invalid("the arguments do not match the published schema", vs...)
 	}
@@ -74,4 +79,18 @@ func fieldOf(err error) string {
 		return te.Field
 	}
 	return "body"
+}
+
+// onceEach keeps the first violation of each field, in order: the same
+// field found by two rules is named once.
+func onceEach(vs []registry.Violation) []registry.Violation {
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0:0]
+	for _, v := range vs {
+		if !seen[v.Field] {
+			seen[v.Field] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }

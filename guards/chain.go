@@ -158,6 +158,7 @@ func (ch *Chain) Recheck(ctx context.Context, c *registry.Call) error {
 
 // handle is the end of every chain: the module's own code.
 func handle(ctx context.Context, c *registry.Call) error {
+	c.Handling = true
 	out, err := c.Op.Handle(ctx, c)
 	if err != nil {
 		return err

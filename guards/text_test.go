@@ -67,3 +67,41 @@ func TestNULIsRefusedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestTheTextRuleHoldsForEveryArgument: a control character other than
+// white space, a byte order mark or a bidirectional control, escaped or
+// sent as it is, is refused naming the argument and the character; white
+// space and letters past ASCII pass.
+func TestTheTextRuleHoldsForEveryArgument(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	registry.Add(reg, registry.Op[titled, struct{}]{ID: "x.update", HTTP: registry.Patch("/x/{id}", 200)})
+	op, _ := reg.Lookup("x.update")
+	tests := []struct {
+		name, args, field, found string
+	}{
+		{"letters, a tab and a line break pass", `{"title":"Col de l'Iseran\tétape\n2"}`, "", ""},
+		{"a bell", `{"title":"a\u0007b"}`, "title", "U+0007"},
+		{"an escape", `{"title":"\u001b[31mred"}`, "title", "U+001B"},
+		{"a right-to-left override, escaped", `{"title":"abc\u202Egpj.exe"}`, "title", "U+202E"},
+		{"a right-to-left override, as sent", "{\"tags\":[\"ok\",\"abc\u202egpj\"]}", "tags.1", "U+202E"},
+		{"a byte order mark", "{\"title\":\"\ufeffx\"}", "title", "U+FEFF"},
+		{"a first strong isolate in a key", `{"meta":{"k\u2068":1}}`, `meta.k\u2068`, "U+2068"},
+		{"delete", "{\"title\":\"a\x7fb\"}", "title", "U+007F"},
+	}
+	for _, tt := range tests {
+		var args map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(tt.args), &args), tt.name)
+		c := &registry.Call{Op: op, Vars: map[string]string{"id": "a"}, Args: args}
+		err := guards.Arguments{Schema: schemaOK{}}.Check(context.Background(), c, func(context.Context, *registry.Call) error { return nil })
+		if tt.field == "" {
+			require.NoError(t, err, tt.name)
+			continue
+		}
+		e := registry.AsError(err)
+		require.Equal(t, registry.KindInvalid, e.Kind, tt.name)
+		require.Len(t, e.Violations, 1, tt.name)
+		require.Equal(t, tt.field, e.Violations[0].Field, tt.name)
+		require.Contains(t, e.Violations[0].Reason, tt.found, tt.name)
+	}
+}

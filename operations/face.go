@@ -145,6 +145,9 @@ func (f *Face) handler(op *registry.Operation) func(huma.Context) {
 			form, files, refused, cleanup, unreadable := readMultipart(hc, op.HTTP.Files)
 			defer cleanup() // spooled files go when the request is answered
 			c.Args, c.Files, c.Unreadable = f.formArgs(op, form), files, unreadable
+			if unreadable == tooLargeUpload && len(op.HTTP.Files) == 1 {
+				c.UnreadableIn = op.HTTP.Files[0] // the one file is what is too large
+			}
 			c.Refused = append(refused, f.repeatedFields(op, form)...)
 			slices.SortFunc(c.Refused, func(a, b registry.Violation) int { return strings.Compare(a.Field, b.Field) })
 		case takesForm(hc, op): // form.go
@@ -316,9 +319,13 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, nil, nil, nothing, "the request must be multipart/form-data"
 	}
-	form, err := multipart.NewReader(io.LimitReader(hc.BodyReader(), MaxUpload+1), params["boundary"]).ReadForm(formMemory)
-	if err != nil {
-		return nil, nil, nil, nothing, "the multipart body could not be read (or is larger than 31 MB)"
+	body := &countingReader{r: io.LimitReader(hc.BodyReader(), MaxUpload+1)}
+	form, err := multipart.NewReader(body, params["boundary"]).ReadForm(formMemory)
+	switch {
+	case err != nil && body.n > MaxUpload:
+		return nil, nil, nil, nothing, tooLargeUpload
+	case err != nil:
+		return nil, nil, nil, nothing, "the multipart body could not be read"
 	}
 	cleanup := func() { _ = form.RemoveAll() }
 	var refused []registry.Violation
@@ -341,6 +348,21 @@ func readMultipart(hc huma.Context, fileFields []string) (url.Values, map[string
 	return url.Values(form.Value), files, refused, cleanup, ""
 }
 
+// tooLargeUpload is the refusal of a multipart body over MaxUpload.
+const tooLargeUpload = "the upload is larger than 31 MB; nothing was read past it"
+
+// countingReader counts what was read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // repeatedFields names the form fields sent more than once whose schema is
 // not a list: formArgs keeps one value of such a field, so the others would
 // be dropped unseen.
@@ -358,7 +380,18 @@ func (f *Face) repeatedFields(op *registry.Operation, values url.Values) []regis
 func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 	op := c.Op
 	answerIn(hc, c, out)
-	if writeNegotiated(hc, c, out) {
+	tagged := false
+	if tg, ok := out.(registry.Tagged); ok && op.HTTP.Method == http.MethodGet && tg.EntityTag() != "" {
+		etag := strconv.Quote(tg.EntityTag())
+		hc.SetHeader("ETag", etag)
+		hc.SetHeader("Cache-Control", "no-cache")
+		if noneMatch(hc.Header("If-None-Match"), etag) {
+			hc.SetStatus(http.StatusNotModified)
+			return
+		}
+		tagged = true
+	}
+	if writeNegotiated(hc, c, out, tagged) {
 		return
 	}
 	if writeRedirect(hc, c, out) { // form.go
@@ -376,11 +409,11 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		return
 	}
 	if pg, ok := out.(registry.Page); ok {
-		writePage(hc, op.HTTP.Status, pg)
+		writePage(hc, op.HTTP.Status, pg, tagged)
 		return
 	}
 	var body []byte // marshalled early only when a read's tag needs it
-	if v, ok := out.(registry.Versioned); ok {
+	if v, ok := out.(registry.Versioned); ok && !tagged {
 		version := strconv.FormatInt(v.ResourceVersion(), 10)
 		if op.HTTP.Method != http.MethodGet {
 			hc.SetHeader("ETag", strconv.Quote(version))
@@ -487,11 +520,13 @@ func (f *Face) writeError(hc huma.Context, c *registry.Call, err error) {
 	case registry.KindUnavailable:
 		f.log.WarnContext(hc.Context(), "operation refused: a dependency is down", "op", c.Op.ID, "face", c.Face, "err", err)
 	}
-	if writeRefusalPage(hc, c, e) {
-		return
-	}
+	// A page refuses with the same headers as a problem: a 429 or a 503
+	// says when to come back to a browser as well.
 	for k, v := range problemHeaders(hc.Context(), e, hc.Header("Authorization") != "") {
 		hc.SetHeader(k, v)
+	}
+	if writeRefusalPage(hc, c, e) {
+		return
 	}
 	p := f.locales.Problem(e, c.Locale)
 	p.RequestID = c.RequestID
@@ -571,7 +606,7 @@ const pagePolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'u
 
 // writePage sends a page inline, never cached: it may hold what a link
 // carried.
-func writePage(hc huma.Context, status int, pg registry.Page) {
+func writePage(hc huma.Context, status int, pg registry.Page, tagged bool) {
 	var b bytes.Buffer
 	if err := pg.WritePage(&b); err != nil {
 		hc.SetStatus(http.StatusInternalServerError)
@@ -579,7 +614,12 @@ func writePage(hc huma.Context, status int, pg registry.Page) {
 	}
 	hc.SetHeader("Content-Type", "text/html; charset=utf-8")
 	hc.SetHeader("Content-Security-Policy", policyOf(pg))
-	hc.SetHeader("Cache-Control", "no-store")
+	// A page frames nowhere: frame-ancestors for the browsers that read
+	// the policy, X-Frame-Options for those that do not.
+	hc.SetHeader("X-Frame-Options", "DENY")
+	if !tagged { // a tagged page is kept and revalidated (no-cache, set above)
+		hc.SetHeader("Cache-Control", "no-store")
+	}
 	hc.SetHeader("Referrer-Policy", "no-referrer")
 	hc.SetHeader("X-Content-Type-Options", "nosniff")
 	hc.SetStatus(status)

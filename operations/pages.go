@@ -52,7 +52,7 @@ func PrefersHTML(accept string) bool {
 
 // writeNegotiated writes the page of a call that wanted one, when its
 // output has it; false leaves the output to be written as JSON.
-func writeNegotiated(hc huma.Context, c *registry.Call, out any) bool {
+func writeNegotiated(hc huma.Context, c *registry.Call, out any, tagged bool) bool {
 	n, ok := out.(registry.Negotiated)
 	if !ok || !c.WantsPage {
 		return false
@@ -61,7 +61,7 @@ func writeNegotiated(hc huma.Context, c *registry.Call, out any) bool {
 	if pg == nil {
 		return false
 	}
-	writePage(hc, c.Op.HTTP.Status, pg)
+	writePage(hc, c.Op.HTTP.Status, pg, tagged)
 	return true
 }
 
@@ -75,7 +75,7 @@ func writeRefusalPage(hc huma.Context, c *registry.Call, e *registry.Error) bool
 	if pg == nil {
 		return false
 	}
-	writePage(hc, e.Kind.Status(), pg)
+	writePage(hc, e.Kind.Status(), pg, false)
 	return true
 }
 

@@ -70,8 +70,15 @@ func TestAccountProfileAndPreferences(t *testing.T) {
 	require.Equal(t, true, res.JSON(t)["analysisDone"])
 }
 
+// TestDeviceTokens: a device registers, re-registers and is forgotten by
+// its owner only; registering someone else's push token never takes it
+// over (409, the owner keeps it and can still forget it), on both engines.
 func TestDeviceTokens(t *testing.T) {
-	a, _ := signInApp(t, nil)
+	onEngines(t, testDeviceTokens)
+}
+
+func testDeviceTokens(t *testing.T, engine apptest.Option) {
+	a, _ := signInApp(t, engine)
 	alice := a.Token(t, "alice@example.com")
 	bob := a.Token(t, "bob@example.com")
 	reg := func(tok, device, platform string) *apptest.Response {
@@ -91,9 +98,17 @@ func TestDeviceTokens(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, foreign.Status)
 	require.Equal(t, http.StatusNotFound, unknown.Status)
 
-	// The phone changes hands: reassigned, 200; now it is Bob's to delete.
-	require.Equal(t, http.StatusOK, reg(bob, "phone-1", "android").Status, "reassigned")
-	require.Equal(t, http.StatusNotFound, a.Do(t, http.MethodDelete, "/users/me/device-tokens/phone-1", alice, nil).Status)
+	// Bob sends Alice's token: refused, and it stays hers.
+	taken := reg(bob, "phone-1", "android")
+	require.Equal(t, http.StatusConflict, taken.Status, "someone else's token is not taken over: %s", taken.Body)
+	require.NotContains(t, string(taken.Body), "alice", "the refusal names nobody")
+	require.Equal(t, http.StatusNotFound, a.Do(t, http.MethodDelete, "/users/me/device-tokens/phone-1", bob, nil).Status, "still not Bob's")
+	require.Equal(t, http.StatusOK, reg(alice, "phone-1", "ios").Status, "still Alice's")
+
+	// The phone changes hands the way its app does it: the one signed in
+	// forgets it at sign-out, then the next registers it.
+	require.Equal(t, http.StatusNoContent, a.Do(t, http.MethodDelete, "/users/me/device-tokens/phone-1", alice, nil).Status)
+	require.Equal(t, http.StatusCreated, reg(bob, "phone-1", "android").Status, "free again")
 	require.Equal(t, http.StatusNoContent, a.Do(t, http.MethodDelete, "/users/me/device-tokens/phone-1", bob, nil).Status)
 }
 

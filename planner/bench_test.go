@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,10 +14,13 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/app/config"
 	"cairn.dev/cairn/metrics"
+	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/modules/trips"
 	"cairn.dev/cairn/planner/plannertest"
+	"cairn.dev/cairn/registry"
 )
 
 // The benchmarks serve one read (get_trip) bare — a plain huma handler and
@@ -174,4 +178,112 @@ func (a authorized) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+a.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// BenchmarkSharePage reads the page of the largest trip the bounds allow
+// (trips.MaxDays days, trips.MaxRoutePoints points once simplified) as an
+// anonymous visitor: "rendered" is the first read of a revision (the
+// share made again before each, outside the count), "kept" a read of the
+// kept page, "revalidated" a read holding its tag (304). Each call comes
+// from its own client address, under the per-address limit.
+func BenchmarkSharePage(b *testing.B) {
+	a := plannertest.New(b)
+	e := newEnv(b, a)
+	points := everyPointKept(trips.MaxRoutePoints)
+	perDay := geo.Length(points) / 1000 / (trips.MaxDays - 0.5) // the daily distance that makes MaxDays days
+	out := e.uploadFile(b, gpxOf(b, "Largest", points), map[string]any{"maxDistancePerDay": perDay})
+	if out.Status != http.StatusAccepted {
+		b.Fatalf("upload: %d %s", out.Status, out.Raw)
+	}
+	if n := len(out.Body["days"].([]any)); n != trips.MaxDays {
+		b.Fatalf("the largest trip has %d days, not %d", n, trips.MaxDays)
+	}
+	id := out.Body["id"].(string)
+	a.WaitSettled(b, e.token, id) // background work would be charged to the reads
+	share := func() string {
+		res := a.Do(b, http.MethodPost, "/trips/"+id+"/share", e.token, nil)
+		if res.Status != http.StatusCreated {
+			b.Fatalf("share: %d %s", res.Status, res.Body)
+		}
+		return res.JSON(b)["shortCode"].(string)
+	}
+	unshare := func() {
+		res := a.Do(b, http.MethodDelete, "/trips/"+id+"/share", e.token, nil)
+		if res.Status == http.StatusConflict {
+			res = a.Do(b, http.MethodDelete, "/trips/"+id+"/share", e.token, nil,
+				"Confirmation-Token", res.JSON(b)["confirmationToken"].(string))
+		}
+		if res.Status >= 300 {
+			b.Fatalf("unshare: %d %s", res.Status, res.Body)
+		}
+	}
+	var calls int
+	read := func(code, tag string, want int) (int, string) {
+		calls++
+		req, _ := http.NewRequest(http.MethodGet, a.URL+"/s/"+code, nil)
+		req.Header.Set("Accept", browserAccept)
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.18.%d.%d", calls/250%250, calls%250+1))
+		if tag != "" {
+			req.Header.Set("If-None-Match", tag)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != want {
+			b.Fatalf("status %d, want %d", res.StatusCode, want)
+		}
+		return int(n), res.Header.Get("ETag")
+	}
+	code := share()
+	size, tag := read(code, "", http.StatusOK)
+	b.Logf("the page of %d days and %d points is %d bytes", trips.MaxDays, trips.MaxRoutePoints, size)
+	for _, path := range []string{"/route", ".gpx", ".fit"} {
+		res := a.Do(b, http.MethodGet, "/s/"+code+path, "", nil, "X-Forwarded-For", "198.19.0.1")
+		if res.Status != http.StatusOK {
+			b.Fatalf("%s: %d", path, res.Status)
+		}
+		b.Logf("/s/{code}%s is %d bytes", path, len(res.Body))
+	}
+	detail := a.ViaMCP(b, e.mcp, apptest.Request{Op: lookup(b, a, "trips.get"), Token: e.token, Vars: map[string]string{"id": id}})
+	b.Logf("get_trip answers %d bytes of structured content", len(detail.Raw))
+
+	b.Run("rendered", func(b *testing.B) {
+		var spent time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			unshare()
+			code = share()
+			b.StartTimer()
+			began := metrics.ProcessCPU()
+			read(code, "", http.StatusOK)
+			spent += metrics.ProcessCPU() - began
+		}
+		b.ReportMetric(float64(spent)/float64(b.N), "cpu-ns/op")
+	})
+	_, tag = read(code, "", http.StatusOK)
+	b.Run("kept", func(b *testing.B) {
+		began := metrics.ProcessCPU()
+		for b.Loop() {
+			read(code, "", http.StatusOK)
+		}
+		reportCPU(b, began)
+	})
+	b.Run("revalidated", func(b *testing.B) {
+		began := metrics.ProcessCPU()
+		for b.Loop() {
+			read(code, tag, http.StatusNotModified)
+		}
+		reportCPU(b, began)
+	})
+}
+
+func lookup(b *testing.B, a *plannertest.App, id string) *registry.Operation {
+	op, ok := a.Server.Registry.Lookup(id)
+	if !ok {
+		b.Fatalf("no operation %s", id)
+	}
+	return op
 }

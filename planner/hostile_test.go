@@ -3,6 +3,7 @@ package planner_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -13,6 +14,7 @@ import (
 
 	"cairn.dev/cairn/app/apptest"
 	"cairn.dev/cairn/modules/route/export"
+	"cairn.dev/cairn/modules/route/routefixture"
 	"cairn.dev/cairn/planner/plannertest"
 	"cairn.dev/cairn/registry"
 )
@@ -125,4 +127,138 @@ func TestUploadRefusesExtraAndRepeatedParts(t *testing.T) {
 			require.EqualValues(t, 0, list.JSON(t)["totalItems"], "no trip was made")
 		})
 	}
+}
+
+// TestAPagePastEveryOffsetIsRefusedByName: GET /trips and list_trips asked
+// for a page whose offset no store can hold are refused with 422 naming
+// page, on both engines and both faces (PostgreSQL once answered 500 for a
+// negative OFFSET, SQLite page 1); the last page there is answers empty.
+func TestAPagePastEveryOffsetIsRefusedByName(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		e := newEnv(t, a)
+		e.trip(t, nil)
+		res := a.Do(t, http.MethodGet, "/trips?page=9223372036854775807", e.token, nil)
+		require.Equal(t, http.StatusUnprocessableEntity, res.Status, string(res.Body))
+		require.Contains(t, fields(res.JSON(t)), "page", string(res.Body))
+
+		op, _ := a.Server.Registry.Lookup("trips.list")
+		for _, page := range []int64{461168601842738792, math.MaxInt64} {
+			for _, via := range []string{"http", "mcp"} {
+				r := apptest.Request{Op: op, Token: e.token, Args: map[string]any{"page": page}}
+				out := a.ViaHTTP(t, r)
+				if via == "mcp" {
+					out = a.ViaMCP(t, e.mcp, r)
+				}
+				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s, page %d: %s", via, page, out.Raw)
+				require.Contains(t, fields(out.Body), "page", "%s, page %d: %s", via, page, out.Raw)
+			}
+		}
+		last := registry.MaxOffset/op.Paging.Default + 1
+		for _, via := range []string{"http", "mcp"} {
+			r := apptest.Request{Op: op, Token: e.token, Args: map[string]any{"page": last}}
+			out := a.ViaHTTP(t, r)
+			if via == "mcp" {
+				out = a.ViaMCP(t, e.mcp, r)
+			}
+			require.Equal(t, http.StatusOK, out.Status, "%s: the last page there is: %s", via, out.Raw)
+			require.Empty(t, out.Body["member"], via)
+			require.Contains(t, out.Body, "member", via)
+			require.EqualValues(t, 1, out.Body["totalItems"], via)
+		}
+	})
+}
+
+// TestAMissingArgumentIsNamedBesideTheUnpublished: a call missing a
+// required argument and sending an unpublished one is refused naming
+// both, on both faces.
+func TestAMissingArgumentIsNamedBesideTheUnpublished(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	e := newEnv(t, a)
+	get, _ := a.Server.Registry.Lookup("trips.get")
+	out := a.ViaMCP(t, e.mcp, apptest.Request{Op: get, Token: e.token, Args: map[string]any{"tripIdentifier": "x"}})
+	require.Equal(t, http.StatusUnprocessableEntity, out.Status, string(out.Raw))
+	require.Subset(t, fields(out.Body), []string{"id", "tripIdentifier"}, string(out.Raw))
+
+	create, _ := a.Server.Registry.Lookup("trips.create")
+	for _, via := range []string{"http", "mcp"} {
+		r := apptest.Request{Op: create, Token: e.token, Key: key(), Args: map[string]any{"sourceAddress": plannertest.StravaRoute(120)}}
+		out := a.ViaHTTP(t, r)
+		if via == "mcp" {
+			out = a.ViaMCP(t, e.mcp, r)
+		}
+		require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s: %s", via, out.Raw)
+		require.Subset(t, fields(out.Body), []string{"sourceUrl", "sourceAddress"}, "%s: %s", via, out.Raw)
+	}
+}
+
+// TestStoredTextFollowsOneRule: a control character or a bidirectional
+// override sent in a title, a day's label, a place's name or address or a
+// device token is refused naming the field on each face that serves the
+// operation, on both engines, and nothing is stored; a manual place's url
+// must be http or https; a GPX track name holding the same characters is
+// imported without them (the same rule, applied to third-party text).
+func TestStoredTextFollowsOneRule(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		e := newEnv(t, a)
+		lookup := func(id string) *registry.Operation {
+			op, ok := a.Server.Registry.Lookup(id)
+			require.True(t, ok, id)
+			return op
+		}
+		send := func(via string, r apptest.Request) apptest.Outcome {
+			if via == "mcp" {
+				return a.ViaMCP(t, e.mcp, r)
+			}
+			return a.ViaHTTP(t, r)
+		}
+		day := stageReq(t, e, 200, map[string]any{"startDate": day(30)}, 0, nil)
+		tests := []struct {
+			name  string
+			op    string
+			vars  map[string]string
+			args  map[string]any
+			faces []string
+			field string
+		}{
+			{"a title with U+202E", "trips.create", nil,
+				map[string]any{"sourceUrl": plannertest.StravaRoute(120), "title": "Tour\u202egpj.exe"}, []string{"http", "mcp"}, "title"},
+			{"a label with BEL", "stages.update", day.Vars, map[string]any{"label": "Day\a one"}, []string{"http", "mcp"}, "label"},
+			{"a place's name with ESC", "stages.manual_accommodation", day.Vars,
+				map[string]any{"name": "\x1b[31mCamping", "address": "Lyon", "lat": 45.7, "lon": 4.8}, []string{"http"}, "name"},
+			{"a place's address with U+202E", "stages.manual_accommodation", day.Vars,
+				map[string]any{"name": "Camping", "address": "Lyon\u202e", "lat": 45.7, "lon": 4.8}, []string{"http"}, "address"},
+			{"a place's javascript: url", "stages.manual_accommodation", day.Vars,
+				map[string]any{"name": "Camping", "address": "Lyon", "lat": 45.7, "lon": 4.8, "url": "javascript:alert(document.domain)"}, []string{"http"}, "url"},
+			{"a place's data: url", "stages.manual_accommodation", day.Vars,
+				map[string]any{"name": "Camping", "address": "Lyon", "lat": 45.7, "lon": 4.8, "url": "data:text/html,<script>alert(1)</script>"}, []string{"http"}, "url"},
+			{"a device token with BEL", "account.register_device", nil, map[string]any{"token": "phone\a1", "platform": "ios"}, []string{"http"}, "token"},
+		}
+		for _, tt := range tests {
+			op := lookup(tt.op)
+			for _, via := range tt.faces {
+				r := apptest.Request{Op: op, Token: e.token, Vars: tt.vars, Args: tt.args}
+				if op.Idempotency.Creation() {
+					r.Key = key()
+				}
+				if op.Precondition == registry.RequireVersion {
+					r.Version = e.version(t, tt.vars["id"])
+				}
+				out := send(via, r)
+				require.Equal(t, http.StatusUnprocessableEntity, out.Status, "%s, %s: %s", tt.name, via, out.Raw)
+				require.Contains(t, fields(out.Body), tt.field, "%s, %s: %s", tt.name, via, out.Raw)
+			}
+		}
+		require.Equal(t, *day.Version, *e.version(t, day.Vars["id"]), "no day was changed")
+		require.Equal(t, 1, e.tripCount(t), "no trip was created")
+		devices := a.Do(t, http.MethodGet, "/users/me/export", e.token, nil)
+		require.NotContains(t, string(devices.Body), "phone", "no device was registered")
+
+		hostile := gpxOf(t, "Col\u202e du \u2066Galibier", routefixture.Line(200, 100_000))
+		up := e.uploadFile(t, hostile, nil)
+		require.Equal(t, http.StatusAccepted, up.Status, string(up.Raw))
+		require.Equal(t, "Col du Galibier", up.Body["title"], "the file's name keeps none of them")
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"cairn.dev/cairn/modules/route/export"
 	"cairn.dev/cairn/modules/route/gpx"
 	"cairn.dev/cairn/modules/scopes"
+	"cairn.dev/cairn/modules/trips"
 	"cairn.dev/cairn/operations"
 	"cairn.dev/cairn/planner/plannertest"
 )
@@ -88,6 +89,8 @@ func TestTheSharePageShowsTheTripAndNothingOfItsOwner(t *testing.T) {
 	require.Contains(t, csp, "default-src 'none'")
 	require.NotContains(t, csp, "unsafe-inline", "the page's one style sheet is allowed by its hash")
 	require.NotContains(t, csp, "script-src", "the page runs no script")
+	require.Contains(t, csp, "frame-ancestors 'none'")
+	require.Equal(t, "DENY", page.Header.Get("X-Frame-Options"), "beside frame-ancestors, for browsers that do not read it")
 	html := string(page.Body)
 
 	require.Contains(t, html, "<title>")
@@ -432,4 +435,121 @@ func TestTheSharePageSaysTheAlertsInWords(t *testing.T) {
 	}
 	require.Contains(t, html, "<title>Over the hills</title>")
 	require.Regexp(t, `>1[23]\d\d m</text>`, html, "the profile's top is the passes' height")
+}
+
+// TestSharedReadsAreKeptByRevision: every public read behind a share code
+// carries a strong ETag naming the trip's revision; If-None-Match naming
+// it answers 304 without a body; the answer read again is the same bytes;
+// a change of the trip moves the tag and shows the change; a revoked share
+// is 404 whatever tag is sent.
+func TestSharedReadsAreKeptByRevision(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, a *plannertest.App) {
+		f := newSharedFixture(t, a)
+		reads := []struct{ path, accept string }{
+			{"/s/" + f.code, browserAccept},
+			{"/s/" + f.code, "application/json"},
+			{"/s/" + f.code + "/route", ""},
+			{"/s/" + f.code + ".gpx", ""},
+			{"/s/" + f.code + ".fit", ""},
+			{"/s/" + f.code + "/stages/0.gpx", ""},
+			{"/s/" + f.code + "/stages/1.fit", ""},
+		}
+		tags := map[string]bool{}
+		first := map[int]*apptest.Response{}
+		for i, r := range reads {
+			res := f.open(t, r.path, r.accept)
+			require.Equal(t, http.StatusOK, res.Status, "%s: %s", r.path, res.Body)
+			tag := res.Header.Get("ETag")
+			require.Regexp(t, `^"[^"]+"$`, tag, "%s %s: a strong tag", r.path, r.accept)
+			require.Equal(t, "no-cache", res.Header.Get("Cache-Control"), "%s: kept only while revalidated", r.path)
+			require.False(t, tags[tag], "%s %s: each answer has its own tag", r.path, r.accept)
+			tags[tag] = true
+			first[i] = res
+
+			same := f.a.Do(t, "GET", r.path, "", nil, "Accept", r.accept, "If-None-Match", tag)
+			require.Equal(t, http.StatusNotModified, same.Status, "%s: %s", r.path, same.Body)
+			require.Empty(t, same.Body)
+			require.Equal(t, tag, same.Header.Get("ETag"))
+
+			again := f.open(t, r.path, r.accept)
+			require.Equal(t, http.StatusOK, again.Status)
+			require.Equal(t, tag, again.Header.Get("ETag"))
+			require.Equal(t, string(res.Body), string(again.Body), "%s: the kept answer is the answer", r.path)
+		}
+
+		// The owner renames the first day: the revision moves, every tag with it.
+		detail := a.Do(t, "GET", "/trips/"+f.id+"/detail", f.owner.Token, nil)
+		require.Equal(t, http.StatusOK, detail.Status)
+		renamed := a.Do(t, http.MethodPatch, "/trips/"+f.id+"/stages/"+f.dayIDs[0], f.owner.Token,
+			map[string]any{"label": "Renamed by its owner"}, "If-Match", detail.Header.Get("ETag"))
+		require.Less(t, renamed.Status, 300, string(renamed.Body))
+		for i, r := range reads {
+			old := first[i].Header.Get("ETag")
+			res := f.a.Do(t, "GET", r.path, "", nil, "Accept", r.accept, "If-None-Match", old)
+			require.Equal(t, http.StatusOK, res.Status, "%s: the trip changed: %s", r.path, res.Body)
+			require.NotEqual(t, old, res.Header.Get("ETag"), r.path)
+			if i == 0 {
+				require.Contains(t, string(res.Body), "Renamed by its owner", "the page shows the change")
+			}
+		}
+
+		revoke := a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil)
+		if revoke.Status == http.StatusConflict { // the revocation asks to be confirmed
+			revoke = a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil,
+				operations.HeaderConfirmationToken, revoke.JSON(t)["confirmationToken"].(string))
+		}
+		require.Less(t, revoke.Status, 300, string(revoke.Body))
+		for i, r := range reads {
+			res := f.a.Do(t, "GET", r.path, "", nil, "Accept", r.accept, "If-None-Match", first[i].Header.Get("ETag"))
+			require.Equal(t, http.StatusNotFound, res.Status, "%s: a revoked share is gone, whatever tag is held", r.path)
+		}
+	})
+}
+
+// TestSharedReadsAreLimitedPerAddress: one client address may read a
+// share's page trips.PublicReadsPerMinute times a minute; the next read is
+// 429 with Retry-After, while another address still reads it.
+func TestSharedReadsAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	f := newSharedFixture(t, a)
+	for i := range trips.PublicReadsPerMinute {
+		res := a.Do(t, "GET", "/s/"+f.code, "", nil, "Accept", browserAccept, "X-Forwarded-For", "198.51.100.7")
+		require.Equal(t, http.StatusOK, res.Status, "read %d: %s", i+1, res.Body)
+	}
+	over := a.Do(t, "GET", "/s/"+f.code, "", nil, "Accept", browserAccept, "X-Forwarded-For", "198.51.100.7")
+	require.Equal(t, http.StatusTooManyRequests, over.Status, string(over.Body))
+	require.NotEmpty(t, over.Header.Get("Retry-After"))
+	other := a.Do(t, "GET", "/s/"+f.code, "", nil, "Accept", browserAccept, "X-Forwarded-For", "198.51.100.8")
+	require.Equal(t, http.StatusOK, other.Status, "another address is not limited by the first")
+}
+
+// TestAnUnknownShareSaysNothingOfResources: an anonymous read of an
+// unknown code, on every public address, is a 404 that speaks of the
+// address, not of the caller's resources (a visitor has none), in each
+// language, and the same as a revoked code's.
+func TestAnUnknownShareSaysNothingOfResources(t *testing.T) {
+	t.Parallel()
+	a := plannertest.New(t)
+	f := newSharedFixture(t, a)
+	revoke := a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil)
+	if revoke.Status == http.StatusConflict {
+		revoke = a.Do(t, http.MethodDelete, "/trips/"+f.id+"/share", f.owner.Token, nil,
+			operations.HeaderConfirmationToken, revoke.JSON(t)["confirmationToken"].(string))
+	}
+	require.Less(t, revoke.Status, 300, string(revoke.Body))
+	for _, suffix := range []string{"", "/route", ".gpx", ".fit", "/stages/0.gpx"} {
+		for _, lang := range []string{"en", "fr"} {
+			var bodies []string
+			for _, code := range []string{"unknownCode1", f.code} {
+				res := a.Do(t, "GET", "/s/"+code+suffix, "", nil, "Accept", "application/json", "Accept-Language", lang, "X-Request-Id", "unknown-share")
+				require.Equal(t, http.StatusNotFound, res.Status, "%s%s: %s", code, suffix, res.Body)
+				require.NotContains(t, string(res.Body), "your resources", suffix)
+				require.NotContains(t, string(res.Body), "vos ressources", suffix)
+				bodies = append(bodies, string(res.Body))
+			}
+			require.Equal(t, bodies[0], bodies[1], "%s, %s: an unknown code and a revoked one answer alike", suffix, lang)
+		}
+	}
 }

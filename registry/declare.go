@@ -563,6 +563,15 @@ type Created interface{ CreatedID() string }
 // Versioned is implemented by outputs that publish the structural version.
 type Versioned interface{ ResourceVersion() int64 }
 
+// Tagged is implemented by outputs that know their entity tag before they
+// are written: a public read kept by its record's revision, say. The HTTP
+// face sends the tag as a strong ETag, lets caches keep the answer only
+// while they revalidate it (Cache-Control: no-cache), and answers 304 to
+// an If-None-Match naming it without writing the answer at all: a Page or
+// Download that renders in WritePage or WriteFile is then never rendered.
+// An empty tag is no tag.
+type Tagged interface{ EntityTag() string }
+
 // Located is implemented by outputs that have an address (Location header).
 type Located interface{ ResourceLocation() string }
 

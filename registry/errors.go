@@ -1,8 +1,13 @@
 package registry
 
 import (
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 )
 
 // Kind classifies a refusal. Each face maps a Kind to its own artefact once:
@@ -66,6 +71,19 @@ func Kinds() []Kind {
 // else's: fixed text, the id never echoed, so nothing tells them apart. A
 // store that finds a record gone after the owner guard answers it too.
 const NotFoundDetail = "not found among your resources; list yours to find the right id"
+
+// PublicNotFoundDetail is NotFoundDetail for an operation anyone may call
+// without a token (Public): its caller has no resources to be told about.
+const PublicNotFoundDetail = "nothing is published at this address; it may have been withdrawn"
+
+// NotFoundFor is the one not-found answer of operation op: NotFoundDetail,
+// or PublicNotFoundDetail when op is Public.
+func NotFoundFor(op *Operation) *Error {
+	if op != nil && op.Scope == Public {
+		return Fail(KindNotFound, PublicNotFoundDetail)
+	}
+	return Fail(KindNotFound, NotFoundDetail)
+}
 
 // Violation names one field of the input or of the merged record and why it
 // was refused. Field is a JSON name (dotted for nested values).
@@ -135,9 +153,60 @@ func AsError(err error) *Error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Kind == KindInternal && e.Err != nil && Unreachable(e.Err) {
+			// Wrapped as internal on its way (a guard's own failure):
+			// still a dependency that cannot be reached.
+			return Unavailable(UnreachableDetail, err)
+		}
 		return e
 	}
+	if Unreachable(err) {
+		return Unavailable(UnreachableDetail, err)
+	}
 	return Internal(err)
+}
+
+// closedConnection reports whether err wraps the PostgreSQL driver's
+// "conn closed" (pgconn.ErrConnClosed: its connection went away), named by
+// its text, since the registry imports no driver.
+func closedConnection(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "conn closed" {
+			return true
+		}
+	}
+	return false
+}
+
+// UnreachableDetail is the refusal of a call a dependency could not
+// answer because it cannot be reached.
+const UnreachableDetail = "a service the server depends on cannot be reached; try again shortly"
+
+// Unreachable reports whether err says a dependency (the database, most
+// often) could not be reached or dropped the connection: a refused or
+// reset connection, a dial that failed, an answer cut off, a connection
+// the driver found broken or closed, or a PostgreSQL connection exception (SQLSTATE class 08) or
+// shutdown (57P01 to 57P03, while it restarts). Such a call is refused as
+// unavailable (503 with Retry-After), once, where each face maps an
+// error, instead of answering 500: nothing about the call was wrong.
+func Unreachable(err error) bool {
+	var op *net.OpError
+	var state interface{ SQLState() string }
+	var driverErr interface{ SafeToRetry() bool } // the PostgreSQL driver's own errors (pgconn)
+	switch {
+	case errors.As(err, &driverErr) && (errors.Is(err, io.EOF) || closedConnection(err)),
+		errors.Is(err, io.ErrUnexpectedEOF): // an answer cut off: the connection closed under it
+		return true
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, driver.ErrBadConn):
+		return true
+	case errors.As(err, &op) && op.Op == "dial":
+		return true
+	case errors.As(err, &state):
+		code := state.SQLState()
+		return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
+	}
+	return false
 }
 
 // MaxQuote bounds how much of a caller's value is ever quoted back: in an

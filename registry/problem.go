@@ -16,8 +16,11 @@ type Problem struct {
 	Code       string      `json:"code,omitempty" doc:"Finer stable code within the type."`
 	Scope      string      `json:"scope,omitempty" doc:"The scope missing from the token."`
 	RetryAfter int         `json:"retryAfter,omitempty" doc:"Seconds to wait before trying again."`
-	Violations []Violation `json:"violations,omitempty" doc:"Every field refused, and why."`
-	RequestID  string      `json:"requestId,omitempty" doc:"The request's id (the X-Request-Id header), to quote when reporting a problem."`
+	Violations []Violation `json:"violations,omitempty" doc:"The fields refused, and why: at most 50, in the order found."`
+	// MoreViolations counts the fields refused beyond those listed, so an
+	// answer stays small whatever a request sends (90,000 unknown keys).
+	MoreViolations int    `json:"moreViolations,omitempty" doc:"How many more fields were refused than violations lists; correct those and send again to read the rest."`
+	RequestID      string `json:"requestId,omitempty" doc:"The request's id (the X-Request-Id header), to quote when reporting a problem."`
 }
 
 // Status is the HTTP status of a kind.
@@ -54,17 +57,52 @@ func (k Kind) Status() int {
 	}
 }
 
+// MaxViolations is how many violations a problem lists; the others are
+// counted in MoreViolations.
+const MaxViolations = 50
+
+// maxReason bounds a violation's reason, in runes: reasons are the
+// server's words, with at most MaxQuote runes of a caller's value.
+const maxReason = 300
+
 // Problem renders the error as a problem, the one mapping both faces use.
+// Its violations are bounded: at most MaxViolations, each field and
+// reason clipped, so no request makes a refusal larger than about 20 KB.
 func (e *Error) Problem() Problem {
 	status := e.Kind.Status()
-	return Problem{
-		Type:       ProblemTypeBase + e.Kind.String(),
-		Title:      http.StatusText(status),
-		Status:     status,
-		Detail:     e.Detail,
-		Code:       e.Code,
-		Scope:      string(e.Scope),
-		RetryAfter: e.RetryAfter,
-		Violations: e.Violations,
+	vs, more := e.Violations, 0
+	if len(vs) > MaxViolations {
+		vs, more = vs[:MaxViolations], len(vs)-MaxViolations
 	}
+	copied := false
+	for i, v := range vs {
+		if f, r := Clip(v.Field), clipTo(v.Reason, maxReason); f != v.Field || r != v.Reason {
+			if !copied { // never change the error's own
+				vs, copied = append([]Violation(nil), vs...), true
+			}
+			vs[i] = Violation{Field: f, Reason: r}
+		}
+	}
+	return Problem{
+		Type:           ProblemTypeBase + e.Kind.String(),
+		Title:          http.StatusText(status),
+		Status:         status,
+		Detail:         e.Detail,
+		Code:           e.Code,
+		Scope:          string(e.Scope),
+		RetryAfter:     e.RetryAfter,
+		Violations:     vs,
+		MoreViolations: more,
+	}
+}
+
+// clipTo cuts s at n runes.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -533,6 +533,12 @@ type Call struct {
 	// body that is not a JSON object); the arguments guard refuses it, so
 	// the refusal still comes after authentication.
 	Unreadable string
+	// Handling is set by the chain when the operation's handler starts:
+	// a refusal after it was made by the handler, past every guard.
+	Handling bool
+	// UnreadableIn names the argument or file Unreadable is about, when
+	// one is (a file over the upload limit): the refusal names it.
+	UnreadableIn string
 	// Refused names parts of the request a face could not map onto one
 	// argument or one declared file (a file part the operation does not
 	// declare, a file or a field sent twice); the arguments guard refuses

@@ -201,6 +201,10 @@ func run(t testing.TB, a *apptest.App, fx Fixtures, op *registry.Operation, name
 		s.hostileFields()
 	case HostileText:
 		s.hostileText()
+	case HostilePaging:
+		s.hostilePaging()
+	case HostileEcho:
+		s.hostileEcho()
 	default:
 		s.refuse(name)
 	}
@@ -234,7 +238,8 @@ func unfixed(ops []*registry.Operation, fx Fixtures) []string {
 //   - authenticate: no token, 401;
 //   - scope: a token carrying every declared scope but op.Scope (possibly
 //     none), 403 naming op.Scope;
-//   - rate_limit: the declared number of calls, then 429 with retryAfter;
+//   - rate_limit: as many calls refused for their arguments, which spend
+//     nothing, then the declared number of calls, then 429 with retryAfter;
 //   - owner: an unknown id and someone else's (Valid run as a second user)
 //     are both 404 with identical bodies that never echo the id; with
 //     Written, the other user's record was not changed;

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -24,15 +25,36 @@ const (
 	// HostileFields: every field of the record a write changes
 	// (Operation.RecordType) that its input does not publish is refused by
 	// name, under each name a caller may guess (its JSON name, its camel
-	// case, its column), all at once, on both faces.
+	// case, its column), by batches of half registry.MaxViolations at once,
+	// on both faces.
 	HostileFields = "hostile-fields"
 	// HostileText: every text argument (a string field of the input) is
-	// sent holding a NUL character, 100 KB long, and as a long value a
-	// refusal might quote. The NUL is refused by name; the others are
-	// refused by name or accepted, and no refusal quotes more than
-	// registry.MaxQuote runes of what was sent.
+	// sent holding a NUL character, each of BEL, ESC and U+202E (the one
+	// text rule, registry.Refused), 100 KB long, and as a long value a
+	// refusal might quote. The NUL and the other hidden characters are
+	// refused by name; the others are refused by name or accepted, and no
+	// refusal quotes more than registry.MaxQuote runes of what was sent.
 	HostileText = "hostile-text"
+	// HostilePaging: a listing asked for a page no store can reach (page
+	// 9223372036854775807, and the first page whose offset overflows 64
+	// bits at the page size) is refused with 422 naming page on both
+	// faces, never sent to a store, where it overflows OFFSET (a 500 on
+	// PostgreSQL) or wraps (page 1 on SQLite); the last page
+	// registry.MaxOffset allows still answers.
+	HostilePaging = "hostile-paging"
+	// HostileEcho: a call sent with EchoKeys unpublished arguments is
+	// refused listing at most registry.MaxViolations of them and counting
+	// the rest (moreViolations), within MaxEcho bytes, on both faces: no
+	// request makes a refusal many times its own size. A form of that many
+	// parts may instead be refused unread (400), within the same bound.
+	HostileEcho = "hostile-echo"
 )
+
+// EchoKeys is how many unpublished arguments the hostile-echo check sends.
+const EchoKeys = 2000
+
+// MaxEcho bounds the refusal of the hostile-echo check, in bytes.
+const MaxEcho = 32 << 10
 
 // HugeText is the length of the long text the hostile-text check sends.
 const HugeText = 100 << 10
@@ -46,7 +68,61 @@ func Hostile(op *registry.Operation) []string {
 	if len(textArguments(op.InputType)) > 0 {
 		out = append(out, HostileText)
 	}
-	return out
+	if op.Paging.Lists() {
+		out = append(out, HostilePaging)
+	}
+	return append(out, HostileEcho)
+}
+
+func (s *scenario) hostileEcho() {
+	for _, f := range s.faces() {
+		r := clone(s.valid(s.u))
+		r.Args = cloneMap(r.Args)
+		if r.Args == nil {
+			r.Args = map[string]any{}
+		}
+		for i := range EchoKeys {
+			r.Args[fmt.Sprintf("unpublished%04d", i)] = strings.Repeat("v", 40)
+		}
+		if s.op.Idempotency.Creation() {
+			r.Key = newKey()
+		}
+		out := s.send(f, r)
+		where := fmt.Sprintf("%s, %s", s.op.ID, faceName(f))
+		require.LessOrEqual(s.t, len(out.Raw), MaxEcho, "%s: the refusal of %d unpublished arguments is at most %d bytes", where, EchoKeys, MaxEcho)
+		if out.Type == problem(registry.KindMalformed) {
+			continue // a form of that many parts is not read at all (multipart's own bound)
+		}
+		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s: %d unpublished arguments are refused: %d %.300s", where, EchoKeys, out.Status, out.Raw)
+		require.LessOrEqual(s.t, len(fields(out.Body)), registry.MaxViolations, "%s: at most %d violations are listed", where, registry.MaxViolations)
+		more, _ := out.Body["moreViolations"].(float64)
+		require.GreaterOrEqual(s.t, int(more)+len(fields(out.Body)), EchoKeys, "%s: the others are counted in moreViolations: %.300s", where, out.Raw)
+	}
+}
+
+func (s *scenario) hostilePaging() {
+	for _, f := range s.faces() {
+		base := s.valid(s.u)
+		size := int64(s.op.Paging.Default)
+		if n, ok := base.Args["itemsPerPage"].(int); ok {
+			size = int64(n)
+		}
+		ask := func(page int64) apptest.Outcome {
+			r := clone(base)
+			if r.Args == nil {
+				r.Args = map[string]any{}
+			}
+			r.Args["page"] = page
+			return s.send(f, r)
+		}
+		for _, page := range []int64{math.MaxInt64, math.MaxInt64/size + 1} {
+			out := ask(page)
+			require.Equal(s.t, http.StatusUnprocessableEntity, out.Status, "%s, %s: page %d is refused: %s", s.op.ID, faceName(f), page, s.a.Explain(out))
+			require.Contains(s.t, fields(out.Body), "page", "%s, %s: the refusal of page %d names page: %s", s.op.ID, faceName(f), page, out.Raw)
+		}
+		last := ask(registry.MaxOffset/size + 1)
+		require.Less(s.t, last.Status, 300, "%s, %s: the last page a listing has answers: %s", s.op.ID, faceName(f), s.a.Explain(last))
+	}
 }
 
 // Attack runs one hostile check for one operation (what Exercise runs in a subtest).
@@ -159,25 +235,36 @@ func textArguments(t reflect.Type) []string {
 
 func (s *scenario) hostileFields() {
 	names := unpublishedFields(s.op)
+	// Sent by batches a refusal lists whole (it lists at most
+	// registry.MaxViolations), each batch at once.
+	const batch = registry.MaxViolations / 2
 	for _, f := range s.faces() {
-		var sent []string
-		r := s.valid(s.u)
-		r.Args = cloneMap(r.Args)
-		if r.Args == nil {
-			r.Args = map[string]any{}
-		}
-		for _, n := range names {
-			if f == viaMCP && slices.Contains(reservedOnMCP, n) {
-				continue // an argument of the face itself there
+		for start := 0; start < len(names); start += batch {
+			var sent []string
+			r := s.valid(s.u)
+			r.Args = cloneMap(r.Args)
+			if r.Args == nil {
+				r.Args = map[string]any{}
 			}
-			r.Args[n] = "x"
-			sent = append(sent, n)
-		}
-		out := s.send(f, r)
-		require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s, %s: the record's unpublished fields are refused: %d %s", s.op.ID, faceName(f), out.Status, s.a.Explain(out))
-		got := fields(out.Body)
-		for _, n := range sent {
-			require.Contains(s.t, got, registry.Clip(n), "%s, %s: the record's field %s is refused by name, never dropped or written", s.op.ID, faceName(f), n)
+			if s.op.Idempotency.Creation() {
+				r.Key = newKey()
+			}
+			for _, n := range names[start:min(start+batch, len(names))] {
+				if f == viaMCP && slices.Contains(reservedOnMCP, n) {
+					continue // an argument of the face itself there
+				}
+				r.Args[n] = "x"
+				sent = append(sent, n)
+			}
+			if len(sent) == 0 {
+				continue
+			}
+			out := s.send(f, r)
+			require.Equal(s.t, problem(registry.KindInvalid), out.Type, "%s, %s: the record's unpublished fields are refused: %d %s", s.op.ID, faceName(f), out.Status, s.a.Explain(out))
+			got := fields(out.Body)
+			for _, n := range sent {
+				require.Contains(s.t, got, registry.Clip(n), "%s, %s: the record's field %s is refused by name, never dropped or written", s.op.ID, faceName(f), n)
+			}
 		}
 	}
 }
@@ -231,6 +318,11 @@ func (s *scenario) hostileText() {
 			nul := probe("a\x00b")
 			require.Equal(s.t, http.StatusUnprocessableEntity, nul.Status, "%s: a NUL character is refused: %s", where, s.a.Explain(nul))
 			require.Contains(s.t, fields(nul.Body), field, "%s: the NUL's refusal names the argument: %s", where, s.a.Explain(nul))
+			for _, hidden := range []string{"a\ab", "\x1b[31mred", "abc\u202egpj.exe"} {
+				out := probe(hidden)
+				require.Equal(s.t, http.StatusUnprocessableEntity, out.Status, "%s: %q breaks the one text rule and is refused: %s", where, hidden, s.a.Explain(out))
+				require.Contains(s.t, fields(out.Body), field, "%s: the refusal of %q names the argument: %s", where, hidden, s.a.Explain(out))
+			}
 
 			big := probe(huge)
 			switch {

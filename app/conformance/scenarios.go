@@ -189,17 +189,23 @@ func (s *scenario) scope() {
 // rateLimit drives each declared limit on its own: the calls vary in
 // everything but what that limit counts by (a fresh client address per
 // call for a per-user or per-argument limit, a fresh user and valid call
-// for a per-address one), so only that limit can be reached. A refusing
-// limit then answers 429 with retryAfter; a silent one answers as a call
-// within the limit did, never 429.
+// for a per-address one), so only that limit can be reached. First as
+// many calls refused for their arguments (an unpublished one) are sent:
+// they spend nothing, so the valid calls after them are all within the
+// limit. A refusing limit then answers 429 with retryAfter; a silent one
+// answers as a call within the limit did, never 429.
 func (s *scenario) rateLimit() {
 	for _, rule := range s.op.RateLimit.Rules() {
 		s.addr = newAddress()
 		s.u = s.user(s.a.Server.Registry.Scopes())
 		fixed := s.valid(s.u) // one call, sent again: the limit counts calls, not intents
 		call := func() apptest.Request {
-			if rule.Key == registry.KeyAddress {
+			if rule.Key == registry.KeyAddress && len(s.op.RateLimit.Rules()) > 1 {
+				// A user each, so that only the address is shared.
 				return s.valid(s.user(s.a.Server.Registry.Scopes()))
+			}
+			if rule.Key == registry.KeyAddress {
+				return clone(fixed) // nothing but the address is counted
 			}
 			r := clone(fixed)
 			r.Header["X-Forwarded-For"] = newAddress()
@@ -208,10 +214,22 @@ func (s *scenario) rateLimit() {
 			}
 			return r
 		}
+		for i := range rule.Limit {
+			r := call()
+			r.Args = cloneMap(r.Args)
+			if r.Args == nil {
+				r.Args = map[string]any{}
+			}
+			r.Args["kitNotPublished"] = "x"
+			refused := s.a.ViaHTTP(s.t, r)
+			require.Contains(s.t, []int{http.StatusBadRequest, http.StatusUnprocessableEntity}, refused.Status,
+				"%s (%s): refused call %d is refused for its arguments, not limited: %s", s.op.ID, rule, i+1, s.a.Explain(refused))
+		}
 		var within apptest.Outcome
 		for i := range rule.Limit {
 			// Every call that reaches the limiter counts, whatever a later
-			// guard answers (a repeat of a versioned write is 412).
+			// guard answers (a repeat of a versioned write is 412), but
+			// one refused for its arguments: those above spent nothing.
 			within = s.a.ViaHTTP(s.t, call())
 			require.NotEqual(s.t, http.StatusTooManyRequests, within.Status, "%s (%s): call %d is within the limit: %s", s.op.ID, rule, i+1, s.a.Explain(within))
 		}

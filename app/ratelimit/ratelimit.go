@@ -46,6 +46,19 @@ func (m *Memory) Allow(_ context.Context, key string, limit int, window time.Dur
 	return true, 0, nil
 }
 
+// Refund implements guards.Refunder: the latest call counted under key is
+// taken back.
+func (m *Memory) Refund(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if hits := m.hits[key]; len(hits) > 0 {
+		m.hits[key] = hits[:len(hits)-1]
+	}
+	return nil
+}
+
+var _ guards.Refunder = (*Memory)(nil)
+
 // slidingWindow drops hits older than the window, then either records this
 // one or answers how long until the oldest leaves. One script, so the check
 // and the record are atomic across replicas.
@@ -85,6 +98,14 @@ func (r Redis) Allow(ctx context.Context, key string, limit int, window time.Dur
 	}
 	return true, 0, nil
 }
+
+// Refund implements guards.Refunder: the latest call counted under key is
+// taken back, on every replica.
+func (r Redis) Refund(ctx context.Context, key string) error {
+	return r.Client.ZPopMax(ctx, r.Prefix+key, 1).Err()
+}
+
+var _ guards.Refunder = Redis{}
 
 func nonce() string {
 	b := make([]byte, 6)

@@ -74,3 +74,29 @@ func TestConcurrentCallsNeverExceedTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestARefundTakesBackOneCall: a call taken back leaves room for one more,
+// no more, in process and in Redis; a refund of a key never counted does
+// nothing.
+func TestARefundTakesBackOneCall(t *testing.T) {
+	t.Parallel()
+	for name, l := range limiters(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			rf := l.(guards.Refunder)
+			require.NoError(t, rf.Refund(ctx, "refund:none"))
+			for range 2 {
+				ok, _, err := l.Allow(ctx, "refund:u1", 2, time.Minute)
+				require.NoError(t, err)
+				require.True(t, ok)
+			}
+			require.NoError(t, rf.Refund(ctx, "refund:u1"))
+			ok, _, err := l.Allow(ctx, "refund:u1", 2, time.Minute)
+			require.NoError(t, err)
+			require.True(t, ok, "the refunded call left room for one")
+			ok, _, err = l.Allow(ctx, "refund:u1", 2, time.Minute)
+			require.NoError(t, err)
+			require.False(t, ok, "and for one only")
+		})
+	}
+}

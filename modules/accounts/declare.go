@@ -114,7 +114,8 @@ func (a *Auth) Declare(reg *registry.Registry) {
 		ID: "account.register_device", Summary: "Register a device for push notifications",
 		HTTP: registry.Post("/users/me/device-tokens", http.StatusCreated), Tool: registry.NotATool(registry.MotiveLiveDevice),
 		Scope: ScopeAccount, RateLimit: registry.NoRateLimit, Hints: registry.Hints{Idempotent: true},
-		Handle: a.registerDevice,
+		Refusals: []*registry.Error{ErrDeviceTaken},
+		Handle:   a.registerDevice,
 	}, cleanDevice, checkDevice)))
 	registry.Add(reg, op(registry.Op[NoInput, NoOutput]{
 		ID: "account.delete_device", Summary: "Forget one of the caller's devices",

@@ -331,24 +331,35 @@ func (a *Auth) registerDevice(ctx context.Context, c *registry.Call, in *DeviceI
 	}
 	now := a.now()
 	db := storage.Conn(ctx, a.store.db)
-	res, err := db.NewUpdate().Table("device_tokens").Set("platform = ?", in.Platform).Set("user_id = ?", c.UserID()).
-		Set("updated_at = ?", now).Where("token = ?", tok).Exec(ctx)
+	// Only the caller's own row is updated: a token someone else holds is
+	// never moved (whoever learnt it would take that person's
+	// notifications). Its owner forgets it first, as an app does at
+	// sign-out.
+	res, err := db.NewUpdate().Table("device_tokens").Set("platform = ?", in.Platform).
+		Set("updated_at = ?", now).Where("token = ? AND user_id = ?", tok, c.UserID()).Exec(ctx)
 	if err != nil {
 		return Device{}, err
 	}
-	if n, _ := res.RowsAffected(); n == 1 { // re-registered, or reassigned from another user
+	if n, _ := res.RowsAffected(); n == 1 { // re-registered
 		return Device{Token: tok, Platform: in.Platform, status: http.StatusOK}, nil
 	}
 	_, err = db.NewInsert().Model(&map[string]any{"token": tok, "platform": in.Platform, "user_id": c.UserID(),
 		"created_at": now, "updated_at": now}).TableExpr("device_tokens").Exec(ctx)
 	if storage.IsUniqueViolation(err) {
-		return Device{}, registry.Fail(registry.KindConflict, "this device is being registered by another call at the same time; try again")
+		// Another account holds it, or a parallel call of the caller's
+		// inserted it first: either way nothing moves.
+		return Device{}, ErrDeviceTaken
 	}
 	if err != nil {
 		return Device{}, err
 	}
 	return Device{Token: tok, Platform: in.Platform, status: http.StatusCreated}, nil
 }
+
+// ErrDeviceTaken refuses a push token another account has registered: it
+// stays that account's until it forgets it.
+var ErrDeviceTaken = registry.Fail(registry.KindConflict,
+	"this push token is registered to another account; it must be forgotten there first (DELETE /users/me/device-tokens/{token}, as an app does at sign-out)")
 
 // ownsDevice searches the caller's devices only: someone else's and an
 // unknown token are the same 404.

@@ -188,6 +188,9 @@ func (t *Trips) mergeAdd(_ context.Context, c *registry.Call, in *AddStageInput)
 	if pos < 0 || pos > len(d.Stages) {
 		d.refuse("position", fmt.Sprintf("must be between 0 and %d", len(d.Stages)))
 	}
+	if len(d.Stages) >= MaxDays {
+		d.refuse("startPoint", fmt.Sprintf("cannot start a new day: the trip has %d days, the most a trip may have", MaxDays))
+	}
 	if len(d.violations) > 0 {
 		return d, nil
 	}
@@ -427,6 +430,8 @@ func (t *Trips) mergeRestDay(_ context.Context, c *registry.Call, _ *NoInput) (r
 		d.refuse("stageId", "this day is a rest day already; rest days cannot be adjacent")
 	case i+1 < len(d.Stages) && d.Stages[i+1].IsRestDay:
 		d.refuse("stageId", "the next day is a rest day already; rest days cannot be adjacent")
+	case len(d.Stages) >= MaxDays:
+		d.refuse("stageId", fmt.Sprintf("cannot be followed by a rest day: the trip has %d days, the most a trip may have", MaxDays))
 	default:
 		end := d.Stages[i].EndPoint
 		rest := Stage{ID: uuid.Must(uuid.NewV7()).String(), TripID: d.Trip.ID, StartPoint: end, EndPoint: end,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -406,6 +407,12 @@ func (t *Trips) mergeManual(ctx context.Context, c *registry.Call, in *ManualInp
 		d.refuse("stageId", "a rest day has no night of its own: enter the place for the riding day before it")
 		return d, nil
 	}
+	if in.URL != nil && !webAddress(*in.URL) {
+		// A link is followed by whoever reads the day (an export, a page):
+		// javascript:, data: or a relative address is no website.
+		d.refuse("url", "must be an http or https address")
+		return d, nil
+	}
 	var at geo.Point
 	switch {
 	case (in.Lat == nil) != (in.Lon == nil):
@@ -455,6 +462,13 @@ func (t *Trips) declareManual(reg *registry.Registry) {
 		Dispatches: true, Record: (*Accommodation)(nil), Refusals: []*registry.Error{refusedWhileComputing},
 		Handle: saveWith[ManualInput](t),
 	})
+}
+
+// webAddress reports whether s is an absolute http or https address with
+// a host.
+func webAddress(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }
 
 func abs(x float64) float64 {

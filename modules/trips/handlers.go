@@ -237,6 +237,8 @@ func failureNote(failure string) string {
 		return "the route at the provider has no points to ride; set another sourceUrl"
 	case FailureRefused:
 		return "the provider's answer was refused (a redirect off its site, or an address the server may not reach); set another sourceUrl"
+	case FailureTooLarge:
+		return fmt.Sprintf("the route is larger than a trip may be (at most %d days, %d points once simplified); split it into several trips, or raise maxDistancePerDay", MaxDays, MaxRoutePoints)
 	case FailureProvider:
 		return "the route's provider kept failing (down, or answering errors) through every retry; the address is not at fault: try again later"
 	}

@@ -110,7 +110,7 @@ type Detail struct {
 	ComputationStatus map[string]string `json:"computationStatus" doc:"Each scheduled computation and its status."`
 	Partial           bool              `json:"partial" doc:"True while the days are not computed yet: the day list is then absent, not empty."`
 	RetryAfter        int               `json:"retryAfter,omitempty" doc:"While partial: seconds to wait before reading the trip again."`
-	Failure           string            `json:"failure,omitempty" text:"own" doc:"Why the route could not be imported, once it failed: route_unsupported, route_not_found, route_empty, route_refused or provider_failed; the note says what to do."`
+	Failure           string            `json:"failure,omitempty" text:"own" doc:"Why the route could not be imported, once it failed: route_unsupported, route_not_found, route_empty, route_too_large, route_refused or provider_failed; the note says what to do."`
 	WeatherStatus     string            `json:"weatherStatus,omitempty" doc:"The weather's state: running, done or failed; absent when not tracked."`
 	OutOfZone         bool              `json:"outOfZone,omitempty" doc:"True when part of the route lies outside the area the server's map data covers (see coverage)."`
 	Coverage          Coverage          `json:"coverage,omitempty" text:"own" doc:"Each computation that could not look everywhere, and why: out_of_zone (no map data there), no_map_data (none imported), not_configured (no provider), no_date (needs a start date), beyond_forecast, unknown_holidays. A computation done and not named looked everywhere; an empty result then means it found nothing."`

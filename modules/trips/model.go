@@ -12,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/modules/route/pacing"
 	"cairn.dev/cairn/modules/route/source"
 	"cairn.dev/cairn/registry"
 )
@@ -147,6 +148,9 @@ func (t *Trip) Violations() []registry.Violation {
 	}
 	if !start.IsZero() && !end.IsZero() && !end.After(start) {
 		bad("endDate", "must be after startDate")
+	}
+	if !start.IsZero() && end.After(start) && pacing.DayCount(start, end) > MaxDays {
+		bad("endDate", fmt.Sprintf("must be at most %d days from startDate, the most days a trip may have", MaxDays-1))
 	}
 	if t.FatigueFactor < 0.5 || t.FatigueFactor > 1 {
 		bad("fatigueFactor", "must be between 0.5 and 1.0")

@@ -114,6 +114,7 @@ const (
 	FailureEmpty       = "route_empty"       // the provider's route has no points
 	FailureRefused     = "route_refused"     // the provider's answer broke the fetch policy (a redirect elsewhere)
 	FailureProvider    = "provider_failed"   // the provider kept failing through every retry
+	FailureTooLarge    = "route_too_large"   // the route makes more days or keeps more points than a trip may (bounds.go)
 )
 
 // Error implements error.
@@ -265,7 +266,15 @@ func (p *Pipeline) importRoute(ctx context.Context, job Job) error {
 	if err != nil {
 		return err
 	}
-	rec, err := routeRecord(ctx, job.TripID, imp)
+	err = judgeSize(tr, imp)
+	var rec *RouteRecord
+	if err == nil {
+		rec, err = routeRecord(ctx, job.TripID, imp)
+	}
+	var size *SizeError
+	if errors.As(err, &size) {
+		return &Permanent{Code: "ROUTE_TOO_LARGE", Failure: FailureTooLarge, Err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -318,6 +327,9 @@ func routeRecord(ctx context.Context, tripID string, imp Imported) (*RouteRecord
 	decimated, err := decimate.SimplifyContext(ctx, rec.Raw, decimate.Tolerance)
 	if err != nil {
 		return nil, err
+	}
+	if r := tooManyPoints(len(decimated)); r != "" {
+		return nil, &SizeError{Reason: r}
 	}
 	rec.Decimated = decimated
 	rec.Distance = geo.Length(rec.Raw) / 1000
@@ -397,6 +409,13 @@ func Plan(ctx context.Context, tr *Trip, rec *RouteRecord) ([]pacing.Stage, erro
 			params.Days = pacing.DayCount(s, e)
 		}
 	}
+	if params.Days == 0 && pacing.Days(rec.Distance, params) > MaxDays {
+		// An import over the bounds is refused; a later change of the
+		// daily distance that would cut more days makes the days longer
+		// instead, so no trip ever has more than MaxDays.
+		params.Days = MaxDays
+	}
+	params.Days = min(params.Days, MaxDays)
 	return pacing.PlanContext(ctx, pacing.Route{Decimated: rec.Decimated, Raw: rec.Raw, Distance: rec.Distance, Ascent: rec.Ascent}, params)
 }
 

@@ -26,6 +26,7 @@ var problemsFR = map[string]string{
 	http.StatusText(http.StatusInternalServerError):   "Erreur interne",
 
 	registry.NotFoundDetail:                                                                       "introuvable parmi vos ressources ; listez les vôtres pour trouver le bon identifiant",
+	registry.PublicNotFoundDetail:                                                                 "rien n'est publié à cette adresse ; elle a peut-être été retirée",
 	"a bearer token is required":                                                                  "un jeton d'accès (bearer) est requis",
 	"the bearer token is not valid (unknown, revoked or expired)":                                 "le jeton d'accès n'est pas valide (inconnu, révoqué ou expiré)",
 	"a required argument is missing":                                                              "un argument requis manque",

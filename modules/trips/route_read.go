@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cairn.dev/cairn/modules/route/words"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,6 +35,21 @@ func (t *Trips) absolute(path string) string {
 type RouteGeometry struct {
 	ID     string      `json:"id" doc:"The trip's id."`
 	Stages []StageLine `json:"stages" doc:"One line per day, in order; empty until the days are computed."`
+	tag    string
+	raw    []byte // the JSON, kept (sharecache.go)
+}
+
+// EntityTag implements registry.Tagged: a shared trip's route is kept by
+// revision; the owner's is not.
+func (g RouteGeometry) EntityTag() string { return g.tag }
+
+// MarshalJSON writes the kept JSON, or the geometry.
+func (g RouteGeometry) MarshalJSON() ([]byte, error) {
+	if g.raw != nil {
+		return g.raw, nil
+	}
+	type plain RouteGeometry // without this method
+	return json.Marshal(plain(g))
 }
 
 // StageLine is the line of one day.
@@ -51,6 +67,11 @@ func (t *Trips) routeOf(ctx context.Context, id string) (RouteGeometry, error) {
 	if err != nil {
 		return RouteGeometry{}, err
 	}
+	return routeOfDays(id, stages), nil
+}
+
+// routeOfDays is the route of trip id whose days are stages.
+func routeOfDays(id string, stages []Stage) RouteGeometry {
 	out := RouteGeometry{ID: id, Stages: make([]StageLine, len(stages))}
 	for i, s := range stages {
 		line := make([]Coordinate, len(s.Geometry))
@@ -59,14 +80,19 @@ func (t *Trips) routeOf(ctx context.Context, id string) (RouteGeometry, error) {
 		}
 		out.Stages[i] = StageLine{DayNumber: s.Position + 1, Geometry: line}
 	}
-	return out, nil
+	return out
 }
 
 // File is a trip or day exported as GPX or FIT.
 type File struct {
 	name, contentType string
 	body              []byte
+	tag               string
 }
+
+// EntityTag implements registry.Tagged: a shared trip's files are kept by
+// revision; the owner's are not.
+func (f File) EntityTag() string { return f.tag }
 
 // ContentType implements registry.Download.
 func (f File) ContentType() string { return f.contentType }
@@ -146,6 +172,11 @@ func (t *Trips) tripFile(ctx context.Context, id, format string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
+	return tripFileOf(tr, stages, format)
+}
+
+// tripFileOf renders trip tr whose days are stages as one track.
+func tripFileOf(tr *Trip, stages []Stage, format string) (File, error) {
 	var points []geo.Point
 	var wpts []export.Waypoint
 	for i := range stages {
@@ -169,25 +200,14 @@ func (t *Trips) tripFile(ctx context.Context, id, format string) (File, error) {
 
 // sharedStage resolves the day a public address names by its position
 // (0 for the first day): the code's trip, and that day.
-func (t *Trips) sharedStage(ctx context.Context, c *registry.Call) (*Stage, string, error) {
-	id, err := t.sharedTripID(ctx, c)
-	if err != nil {
-		return nil, "", err
-	}
+func dayIndex(c *registry.Call) (int, error) {
 	raw := c.Var("index")
 	i, err := strconv.Atoi(raw)
 	if err != nil || i < 0 || strconv.Itoa(i) != raw {
-		return nil, "", &registry.Error{Kind: registry.KindMalformed, Detail: "the day is named by its position: 0 for the first day",
+		return 0, &registry.Error{Kind: registry.KindMalformed, Detail: "the day is named by its position: 0 for the first day",
 			Violations: []registry.Violation{{Field: "index", Reason: "must be a whole number from 0 (the first day)"}}}
 	}
-	tr, stages, err := t.store.TripAndDays(ctx, id)
-	if err != nil {
-		return nil, "", err
-	}
-	if i >= len(stages) {
-		return nil, "", registry.Fail(registry.KindNotFound, "this trip has no such day; days are numbered from 0")
-	}
-	return &stages[i], tr.Locale, nil
+	return i, nil
 }
 
 // declareFiles adds the geometry reads and the file exports, of a trip and
@@ -208,15 +228,11 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 		ID: "shares.route", Summary: "The line of every day of a shared trip, without a token",
 		HTTP: registry.Get("/s/{code}/route"), Tool: registry.NotATool(registry.MotiveNoTextualEquivalent),
 
-		Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
+		Scope: registry.Public, Owner: public, RateLimit: publicReads,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 		Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (RouteGeometry, error) {
-			id, err := t.sharedTripID(ctx, c)
-			if err != nil {
-				return RouteGeometry{}, err
-			}
-			return t.routeOf(ctx, id)
+			return t.publicRoute(ctx, c)
 		},
 	})
 
@@ -236,15 +252,11 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 			ID: "shares.file_" + format, Summary: "A shared trip as a " + format + " file, without a token",
 			HTTP: registry.Get("/s/{code}." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
 
-			Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
+			Scope: registry.Public, Owner: public, RateLimit: publicReads,
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				id, err := t.sharedTripID(ctx, c)
-				if err != nil {
-					return File{}, err
-				}
-				return t.tripFile(ctx, id, format)
+				return t.publicFile(ctx, c, format, -1)
 			},
 		})
 		registry.Add(reg, registry.Op[NoInput, File]{
@@ -267,15 +279,15 @@ func (t *Trips) declareFiles(reg *registry.Registry, owner, public registry.Owne
 			ID: "shares.stage_file_" + format, Summary: "One day of a shared trip as a " + format + " file, without a token",
 			HTTP: registry.Get("/s/{code}/stages/{index}." + format), Tool: registry.NotATool(registry.MotiveBinaryPayload),
 
-			Scope: registry.Public, Owner: public.Within("index"), RateLimit: registry.NoRateLimit,
+			Scope: registry.Public, Owner: public.Within("index"), RateLimit: publicReads,
 			Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 			Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 			Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (File, error) {
-				s, lang, err := t.sharedStage(ctx, c)
+				i, err := dayIndex(c)
 				if err != nil {
 					return File{}, err
 				}
-				return stageFile(s, lang, format)
+				return t.publicFile(ctx, c, format, i)
 			},
 		})
 	}

@@ -7,8 +7,10 @@ import (
 	"crypto/sha256"
 	_ "embed" // the page's template and style
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -23,23 +25,89 @@ import (
 type PublicTrip struct {
 	Detail
 	page registry.Page
+	tag  string
+	raw  []byte // the JSON, kept (sharecache.go)
+	lang string // the JSON's language, the trip's
+}
+
+// ContentLanguage implements registry.Localized.
+func (p PublicTrip) ContentLanguage() string {
+	if p.lang != "" {
+		return p.lang
+	}
+	return p.Detail.ContentLanguage()
 }
 
 // AsPage implements registry.Negotiated: the page, when the call wanted one.
 func (p PublicTrip) AsPage() registry.Page { return p.page }
 
+// EntityTag implements registry.Tagged.
+func (p PublicTrip) EntityTag() string { return p.tag }
+
+// MarshalJSON writes the kept JSON.
+func (p PublicTrip) MarshalJSON() ([]byte, error) {
+	if p.raw != nil {
+		return p.raw, nil
+	}
+	return json.Marshal(p.Detail)
+}
+
 func (t *Trips) publicTrip(ctx context.Context, c *registry.Call, _ *NoInput) (PublicTrip, error) {
-	id, err := t.sharedTripID(ctx, c)
+	tr, err := t.sharedRow(ctx, c)
 	if err != nil {
 		return PublicTrip{}, err
 	}
+	code := c.Var("code")
 	if c.WantsPage {
-		pg, err := t.sharePage(ctx, id, c.Var("code"), c.Now)
-		return PublicTrip{page: pg}, err
+		// The page holds the code (its file links) and is kept under it.
+		key := publicKey("page:"+code, tr.ID, tr.Revision)
+		return PublicTrip{tag: publicTag("page", tr.Revision), page: keptPage{get: func() ([]byte, error) {
+			return answer(ctx, t.kept, key, func(ctx context.Context) ([]byte, int, error) {
+				stages, err := t.publicDays(ctx, tr)
+				if err != nil {
+					return nil, 0, err
+				}
+				var b bytes.Buffer
+				if err := renderPageTo(&b, t.sharePageView(tr, stages, code)); err != nil {
+					return nil, 0, err
+				}
+				return b.Bytes(), b.Len(), nil
+			})
+		}}}, nil
 	}
-	d, err := t.Detail(ctx, id, c.Now)
-	return PublicTrip{Detail: d}, err
+	// The detail says whether the trip is locked, which turns with the
+	// calendar day: the day is part of what is kept and of the tag.
+	kind := "json-" + c.Now.UTC().Format("20060102")
+	raw, err := answer(ctx, t.kept, publicKey(kind, tr.ID, tr.Revision), func(ctx context.Context) ([]byte, int, error) {
+		d, err := t.Detail(ctx, tr.ID, c.Now)
+		if err != nil {
+			return nil, 0, err
+		}
+		b, err := json.Marshal(d)
+		return b, len(b), err
+	})
+	if err != nil {
+		return PublicTrip{}, err
+	}
+	return PublicTrip{tag: publicTag(kind, tr.Revision), raw: raw, lang: tr.Locale}, nil
 }
+
+// keptPage is a page read from the public answers when it is written: a
+// 304 never makes it.
+type keptPage struct{ get func() ([]byte, error) }
+
+// WritePage implements registry.Page.
+func (p keptPage) WritePage(w io.Writer) error {
+	b, err := p.get()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// ContentSecurityPolicy implements registry.PagePolicy.
+func (keptPage) ContentSecurityPolicy() string { return sharePagePolicy }
 
 //go:embed sharepage.html
 var sharePageText string
@@ -128,12 +196,8 @@ type svgSplit struct {
 // dayColors alternate along the route so that each day reads apart.
 var dayColors = []string{"#2d6a4f", "#bc4749", "#1d4e89", "#b5651d"}
 
-// sharePage renders the page of the trip shared at code.
-func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (registry.Page, error) {
-	tr, stages, err := t.store.TripAndDays(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+// sharePageView is what the page of trip tr, shared at code, shows.
+func (t *Trips) sharePageView(tr *Trip, stages []Stage, code string) pageView {
 	lang := words.English
 	if words.Supported(tr.Locale) {
 		lang = tr.Locale
@@ -203,7 +267,7 @@ func (t *Trips) sharePage(ctx context.Context, id, code string, now time.Time) (
 	// simplified one, a little shorter.
 	v.Profile.Length = strconv.FormatFloat(round1(total), 'f', 1, 64)
 	v.Caption = words.Render(lang, "page.profile_caption", words.Args{"km": decimal(lang, round1(total))})
-	return renderPage(v)
+	return v
 }
 
 // refusalPage is what a visitor opening a link that leads nowhere reads:
@@ -227,11 +291,13 @@ func refusalPage(e *registry.Error) registry.Page {
 
 func renderPage(v pageView) (registry.Page, error) {
 	var b bytes.Buffer
-	if err := sharePageTemplate.Execute(&b, v); err != nil {
+	if err := renderPageTo(&b, v); err != nil {
 		return nil, err
 	}
 	return registry.StaticPage{HTML: b.Bytes(), Policy: sharePagePolicy}, nil
 }
+
+func renderPageTo(w io.Writer, v pageView) error { return sharePageTemplate.Execute(w, v) }
 
 func parseDay(s *string) (time.Time, bool) {
 	if s == nil {

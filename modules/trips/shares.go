@@ -247,7 +247,7 @@ func (t *Trips) declareShares(reg *registry.Registry) {
 		ID: "shares.read", Summary: "Read a shared trip, without a token (a browser gets a page)",
 		HTTP: registry.Get("/s/{code}").WithPages(refusalPage), Tool: registry.NotATool(registry.MotiveCoveredByAnotherTool),
 
-		Scope: registry.Public, Owner: public, RateLimit: registry.NoRateLimit,
+		Scope: registry.Public, Owner: public, RateLimit: publicReads,
 		Validate: registry.NotValidated, Lock: registry.NoLock, Precondition: registry.NoPrecondition,
 		Confirm: registry.NoConfirm, Idempotency: registry.NotACreation, Hints: registry.Hints{ReadOnly: true, Idempotent: true},
 		Handle: t.publicTrip,

@@ -98,10 +98,20 @@ func (t *Trips) upload(ctx context.Context, c *registry.Call, _ *UploadInput) (U
 		title := parsed.Title
 		tr.Title = &title
 	}
-	tracks := splitTracks(parsed)
-	rec, err := routeRecord(ctx, tr.ID, Imported{Title: parsed.Title, SourceType: "gpx_upload", Tracks: tracks})
+	imp := Imported{Title: parsed.Title, SourceType: "gpx_upload", Tracks: splitTracks(parsed)}
+	// The day count is judged from the distance before the route is
+	// simplified: the cheap refusal of a file too long comes first.
+	err = judgeSize(tr, imp)
+	var rec *RouteRecord
+	if err == nil {
+		rec, err = routeRecord(ctx, tr.ID, imp)
+	}
 	if ctx.Err() != nil {
 		return Uploaded{}, ctx.Err()
+	}
+	var size *SizeError
+	if errors.As(err, &size) {
+		return Uploaded{}, sizeRefusal(size)
 	}
 	if err != nil {
 		return Uploaded{}, registry.Invalid("the file has no usable track", registry.Violation{Field: UploadFile, Reason: "has fewer than two track points"})
@@ -180,8 +190,10 @@ func splitTracks(r gpx.Route) [][]geo.Point {
 	return out
 }
 
+// malformed is a 400 about the uploaded file, naming it.
 func malformed(detail string) error {
-	return &registry.Error{Kind: registry.KindMalformed, Detail: detail}
+	return &registry.Error{Kind: registry.KindMalformed, Detail: detail,
+		Violations: []registry.Violation{{Field: UploadFile, Reason: detail}}}
 }
 
 // gpxRefusal names what is wrong with a file, without quoting it at length.

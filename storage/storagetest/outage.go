@@ -8,14 +8,13 @@ import (
 	"testing"
 )
 
-// RedisOutage is a way to the test Redis that a test can cut: a TCP relay
-// on a port of its own. Cut closes the port and every connection through
-// it, so clients find nothing listening, as when Redis is down; Restore
-// listens on the same port again. The shared Redis itself is never
+// Outage is a way to a test service that a test can cut: a TCP relay on a
+// port of its own. Cut closes the port and every connection through it, so
+// clients find nothing listening, as when the service is down; Restore
+// listens on the same port again. The shared service itself is never
 // stopped.
-type RedisOutage struct {
-	URL    string // redis://127.0.0.1:PORT/DB, through the relay
-	Prefix string // a key prefix of the test's own, cleaned up when it ends
+type Outage struct {
+	URL string // the service's URL, through the relay
 
 	target string
 	addr   string
@@ -26,16 +25,36 @@ type RedisOutage struct {
 	wg    sync.WaitGroup
 }
 
+// RedisOutage is an Outage of the test Redis.
+type RedisOutage struct {
+	*Outage
+	Prefix string // a key prefix of the test's own, cleaned up when it ends
+}
+
 // NewRedisOutage starts a relay to RedisURL() and stops it when the test
 // ends. It skips (or fails under CI) when Redis is not reachable.
 func NewRedisOutage(t testing.TB) *RedisOutage {
 	t.Helper()
 	_, prefix := Redis(t) // skips, or fails under CI, as every Redis test does when it is down
-	u, err := url.Parse(RedisURL())
+	return &RedisOutage{Outage: newOutage(t, RedisURL()), Prefix: prefix}
+}
+
+// NewPostgresOutage makes a PostgreSQL database of the test's own
+// (PostgresURL) and starts a relay to it, stopped when the test ends: URL
+// reaches the database through the relay. It skips (or fails under CI)
+// when PostgreSQL is not reachable.
+func NewPostgresOutage(t testing.TB) *Outage {
+	t.Helper()
+	return newOutage(t, PostgresURL(t))
+}
+
+func newOutage(t testing.TB, service string) *Outage {
+	t.Helper()
+	u, err := url.Parse(service)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &RedisOutage{Prefix: prefix, target: u.Host, conns: map[net.Conn]struct{}{}}
+	o := &Outage{target: u.Host, conns: map[net.Conn]struct{}{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,9 +68,9 @@ func NewRedisOutage(t testing.TB) *RedisOutage {
 	return o
 }
 
-// Cut makes Redis unreachable through the relay: nothing listens on its
-// port and open connections are closed.
-func (o *RedisOutage) Cut() {
+// Cut makes the service unreachable through the relay: nothing listens on
+// its port and open connections are closed.
+func (o *Outage) Cut() {
 	o.mu.Lock()
 	if o.ln != nil {
 		_ = o.ln.Close()
@@ -65,7 +84,7 @@ func (o *RedisOutage) Cut() {
 }
 
 // Restore listens on the relay's port again.
-func (o *RedisOutage) Restore(t testing.TB) {
+func (o *Outage) Restore(t testing.TB) {
 	t.Helper()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -74,7 +93,7 @@ func (o *RedisOutage) Restore(t testing.TB) {
 	o.serve(ln)
 }
 
-func (o *RedisOutage) serve(ln net.Listener) {
+func (o *Outage) serve(ln net.Listener) {
 	o.mu.Lock()
 	o.ln = ln
 	o.mu.Unlock()
@@ -91,7 +110,7 @@ func (o *RedisOutage) serve(ln net.Listener) {
 	}()
 }
 
-func (o *RedisOutage) relay(c net.Conn) {
+func (o *Outage) relay(c net.Conn) {
 	up, err := net.Dial("tcp", o.target)
 	if err != nil {
 		_ = c.Close()

@@ -27,6 +27,8 @@ package text
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"cairn.dev/cairn/registry"
 )
 
 // Limits, in runes, per kind of field.
@@ -199,10 +201,7 @@ func (b *Builder) rune(r rune) {
 	b.runes++
 }
 
-// dropped reports whether r is removed wherever it appears.
-func dropped(r rune) bool {
-	return unicode.Is(unicode.Cc, r) ||
-		r == '\uFEFF' ||
-		'\u202A' <= r && r <= '\u202E' ||
-		'\u2066' <= r && r <= '\u2069'
-}
+// dropped reports whether r is removed wherever it appears: the
+// framework's one text rule (registry.Hidden), which refuses the same
+// characters in what a caller sends.
+func dropped(r rune) bool { return registry.Hidden(r) }
