@@ -429,6 +429,7 @@ func page(w http.ResponseWriter, status int, title, text string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", strictPolicy)
+	w.Header().Set("X-Frame-Options", "DENY") // for browsers that predate frame-ancestors
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
 	_ = messageTemplate.Execute(w, struct{ Title, Text string }{title, text})
