@@ -267,3 +267,25 @@ func TestImportThenCandidates(t *testing.T) {
 		require.Zero(t, hut.EstimatedPriceMax)
 	})
 }
+
+// TestCandidatesReadPlacesFiledBeforeTiles: a place stored before the tile
+// column (tile -1) is still a candidate; one of another category or
+// beyond the radius is not.
+func TestCandidatesReadPlacesFiledBeforeTiles(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := poi.NewStore(db)
+		require.NoError(t, s.Upsert(ctx, []poi.POI{
+			place("osm:node:1", "Hôtel ancien", poi.TypeHotel, offset(end, 1, 1), nil),
+			place("osm:node:2", "Hôtel récent", poi.TypeHotel, offset(end, -2, 0), nil),
+			place("osm:node:3", "Café ancien", "cafe", offset(end, 0, 1), nil),
+			place("osm:node:4", "Hôtel lointain", poi.TypeHotel, offset(end, 0, 9), nil),
+		}))
+		_, err := db.NewUpdate().Table("pois").Set("tile = -1").Where("id IN (?)", bun.List([]string{"osm:node:1", "osm:node:3", "osm:node:4"})).Exec(ctx)
+		require.NoError(t, err)
+		got, err := s.Candidates(ctx, end, 5, nil, nil)
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{"Hôtel ancien", "Hôtel récent"}, names(got))
+	})
+}
