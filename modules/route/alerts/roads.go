@@ -38,10 +38,38 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 		a, b geo.Point
 		way  int
 	}
+	type sample struct {
+		p  geo.Point
+		at float64
+	}
+	// The line sampled every rideStep metres, and the cells of the
+	// samples: only segments reaching those are filed.
+	var samples []sample
+	walked, next := 0.0, 0.0
+	for k := 1; k < len(line); k++ {
+		a, b := line[k-1], line[k]
+		d := geo.Haversine(a, b)
+		for next <= walked+d {
+			f := 0.0
+			if d > 0 {
+				f = (next - walked) / d
+			}
+			samples = append(samples, sample{geo.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)}, next})
+			next += rideStep
+		}
+		walked += d
+	}
 	// A grid of rideCell cells: a sample reads only the segments that can
 	// lie within RideWidth of it, a few per way running beside it, where a
 	// grid of corridor tiles would hand it every segment of the tile.
-	grid := map[int64][]seg{}
+	cellOf := make(map[int64]int32, len(samples)/4)
+	for _, s := range samples {
+		k := rideKey(rideCellOf(s.p.Lat), rideCellOf(s.p.Lon))
+		if _, ok := cellOf[k]; !ok {
+			cellOf[k] = int32(len(cellOf))
+		}
+	}
+	grid := make([][]seg, len(cellOf))
 	pad := RideWidth / (geo.EarthRadius * math.Pi / 180)
 	for w, wl := range ways {
 		for k := 1; k < len(wl.Points); k++ {
@@ -49,29 +77,32 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 			if math.Abs(s.a.Lon-s.b.Lon) > 180 {
 				continue // across the antimeridian: its distances in a tangent plane mean nothing, no sample rides it
 			}
-			// every cell the segment's box, padded by RideWidth, touches
+			// every sampled cell the segment's box, padded by RideWidth, touches
 			padLon := pad / math.Max(math.Cos(s.a.Lat*math.Pi/180), 0.01)
 			r0, r1 := rideCellOf(math.Min(s.a.Lat, s.b.Lat)-pad), rideCellOf(math.Max(s.a.Lat, s.b.Lat)+pad)
 			c0, c1 := rideCellOf(math.Min(s.a.Lon, s.b.Lon)-padLon), rideCellOf(math.Max(s.a.Lon, s.b.Lon)+padLon)
 			for row := r0; row <= r1; row++ {
 				for col := c0; col <= c1; col++ {
-					grid[rideKey(row, col)] = append(grid[rideKey(row, col)], s)
+					if i, ok := cellOf[rideKey(row, col)]; ok {
+						grid[i] = append(grid[i], s)
+					}
 				}
 			}
 		}
 	}
 	byWay := map[int]*Ridden{}
 	last, lastAt := -1, -1.0
-	walk := func(p geo.Point, at float64) {
+	for _, sm := range samples {
+		p, at := sm.p, sm.at
 		best, bestD := -1, RideWidth
-		for _, s := range grid[rideKey(rideCellOf(p.Lat), rideCellOf(p.Lon))] {
+		for _, s := range grid[cellOf[rideKey(rideCellOf(p.Lat), rideCellOf(p.Lon))]] {
 			if d := corridor.SegmentDistance(s.a, s.b, p); d <= bestD {
 				best, bestD = s.way, d
 			}
 		}
 		if best < 0 {
 			last = -1
-			return
+			continue
 		}
 		r := byWay[best]
 		if r == nil {
@@ -84,21 +115,6 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 		}
 		r.Stretches[len(r.Stretches)-1] = append(r.Stretches[len(r.Stretches)-1], p)
 		last, lastAt = best, at
-	}
-	walked := 0.0
-	next := 0.0
-	for k := 1; k < len(line); k++ {
-		a, b := line[k-1], line[k]
-		d := geo.Haversine(a, b)
-		for next <= walked+d {
-			f := 0.0
-			if d > 0 {
-				f = (next - walked) / d
-			}
-			walk(geo.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)}, next)
-			next += rideStep
-		}
-		walked += d
 	}
 	out := make([]Ridden, 0, len(byWay))
 	for _, r := range byWay {
