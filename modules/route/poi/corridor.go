@@ -204,7 +204,8 @@ func inTiles(tiles []int64, q func(chunk []int64) error) error {
 }
 
 // Found is a place found along a line: how far off the line it lies, and
-// where along it (metres from its start) it is nearest.
+// where along it (metres from its start) it is nearest. Its POI holds what
+// the rules read (foundColumns): no source, import or date.
 type Found struct {
 	POI
 	Off, Along float64
@@ -217,7 +218,7 @@ func (s *Store) Along(ctx context.Context, line *corridor.Line, halfWidth float6
 	var out []Found
 	err := inTiles(corridor.Tiles(line.Points(), halfWidth), func(chunk []int64) error {
 		var rows []poiRow
-		if err := s.AroundQuery(ctx, chunk, categories).Scan(ctx, &rows); err != nil {
+		if err := s.AroundQuery(ctx, chunk, categories).Column(foundColumns...).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -239,6 +240,10 @@ func (s *Store) Along(ctx context.Context, line *corridor.Line, halfWidth float6
 	})
 	return out, err
 }
+
+// foundColumns are the columns a Found is read from: a corridor reads
+// thousands of places, and every column read costs on each.
+var foundColumns = []string{"id", "osm_type", "osm_id", "name", "category", "lat", "lon", "tags"}
 
 // AroundQuery is the statement Along runs for one chunk of tiles (the plan
 // tests read it).
@@ -337,7 +342,7 @@ func (s *Store) Nearest(ctx context.Context, p geo.Point, radius float64, catego
 		}
 		err := inTiles(fresh, func(chunk []int64) error {
 			var rows []poiRow
-			if err := s.AroundQuery(ctx, chunk, categories).Scan(ctx, &rows); err != nil {
+			if err := s.AroundQuery(ctx, chunk, categories).Column(foundColumns...).Scan(ctx, &rows); err != nil {
 				return err
 			}
 			for _, r := range rows {
