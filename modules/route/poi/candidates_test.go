@@ -289,3 +289,29 @@ func TestCandidatesReadPlacesFiledBeforeTiles(t *testing.T) {
 		require.ElementsMatch(t, []string{"Hôtel ancien", "Hôtel récent"}, names(got))
 	})
 }
+
+// TestCandidatesDuplicatesAmongNamesakes: hotels all named alike are
+// each kept, 250 m apart; one drawn again 180 m off one of them, whichever
+// way, is merged with it.
+func TestCandidatesDuplicatesAmongNamesakes(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
+		for _, again := range []struct{ north, east float64 }{{0.18, 0}, {-0.18, 0}, {0, 0.18}, {0.127, -0.127}, {0.3, 0}} {
+			pois := []poi.POI{
+				place("osm:node:1", "Hôtel", poi.TypeHotel, end, nil),
+				place("osm:node:2", "Hôtel", poi.TypeHotel, offset(end, 0.25, 0), nil),
+				place("osm:node:3", "Hôtel", poi.TypeHotel, offset(end, 0.5, 0), nil),
+				place("osm:way:4", "HÔTEL", poi.TypeHotel, offset(end, 0.25+again.north, 2+again.east), nil),
+				place("osm:node:5", "Hôtel", poi.TypeHotel, offset(end, 0.25, 2), nil),
+			}
+			s := setup(t, db, pois...)
+			got, err := s.Candidates(context.Background(), end, 5, nil, nil)
+			require.NoError(t, err)
+			want := 4
+			if again.north == 0.3 {
+				want = 5 // 300 m off: another place
+			}
+			require.Len(t, got, want, "%+v", again)
+		}
+	})
+}
