@@ -49,6 +49,7 @@ const (
 // (*poi.Store).
 type MapData interface {
 	Along(ctx context.Context, line *corridor.Line, halfWidth float64, categories []string) ([]poi.Found, error)
+	Nearest(ctx context.Context, p geo.Point, radius float64, categories []string, accept func(poi.POI) bool) (poi.Found, bool, error)
 	WaysNear(ctx context.Context, line []geo.Point, halfWidth float64, kind string) ([]poi.WayChunk, error)
 	Covers(ctx context.Context, line []geo.Point) (poi.Coverage, error)
 }
@@ -171,10 +172,19 @@ func (r *run) along(ctx context.Context, i int, halfWidth float64, categories []
 	return foundOf(found), err
 }
 
-// around finds the places of categories within radius of p.
-func (r *run) around(ctx context.Context, p geo.Point, radius float64, categories []string) ([]alerts.Found, error) {
-	found, err := r.p.data.Along(ctx, corridor.NewLine([]geo.Point{p}, radius), radius, categories)
-	return foundOf(found), err
+// nearest finds the place of categories nearest p within radius that
+// accept takes (any, when nil): none or one. The rules that want the
+// nearest place read it so, not every place of a wide circle.
+func (r *run) nearest(ctx context.Context, p geo.Point, radius float64, categories []string, accept func(alerts.Found) bool) ([]alerts.Found, error) {
+	var take func(poi.POI) bool
+	if accept != nil {
+		take = func(c poi.POI) bool { return accept(foundOf([]poi.Found{{POI: c}})[0]) }
+	}
+	f, ok, err := r.p.data.Nearest(ctx, p, radius, categories, take)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return foundOf([]poi.Found{f}), nil
 }
 
 func foundOf(found []poi.Found) []alerts.Found {
@@ -325,7 +335,7 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 }
 
 // perDay runs rule on every day the local data covers, after reading the
-// places of categories along it (or around it, with radius).
+// places it needs (along it, or the nearest of a kind around a point).
 func (r *run) perDay(ctx context.Context, found progress.Event, read func(ctx context.Context, i int) ([]alerts.Found, error),
 	rule func(i int, places []alerts.Found) []alerts.Alert) (outcome, error) {
 	if err := r.covered(ctx); err != nil {
@@ -357,7 +367,7 @@ func (p *Pipeline) waterPoints(ctx context.Context, r *run) (outcome, error) {
 func (p *Pipeline) bikeShops(ctx context.Context, r *run) (outcome, error) {
 	return r.perDay(ctx, progress.Event{Type: "bike_shops_alerts"},
 		func(ctx context.Context, i int) ([]alerts.Found, error) {
-			return r.around(ctx, alerts.Middle(r.ss[i]), 5_000, poi.BikeShopCategories)
+			return r.nearest(ctx, alerts.Middle(r.ss[i]), 5_000, poi.BikeShopCategories, alerts.Repairs)
 		},
 		func(i int, shops []alerts.Found) []alerts.Alert { return alerts.BikeShopNone(i, r.ss, shops) })
 }
@@ -365,7 +375,7 @@ func (p *Pipeline) bikeShops(ctx context.Context, r *run) (outcome, error) {
 func (p *Pipeline) healthServices(ctx context.Context, r *run) (outcome, error) {
 	return r.perDay(ctx, progress.Event{Type: "health_services_alerts"},
 		func(ctx context.Context, i int) ([]alerts.Found, error) {
-			return r.around(ctx, alerts.Middle(r.ss[i]), alerts.HealthRadius, poi.HealthCategories)
+			return r.nearest(ctx, alerts.Middle(r.ss[i]), alerts.HealthRadius, poi.HealthCategories, nil)
 		},
 		func(i int, h []alerts.Found) []alerts.Alert { return alerts.HealthNone(i, r.ss[i], h) })
 }
@@ -381,11 +391,11 @@ func (p *Pipeline) culturalPOIs(ctx context.Context, r *run) (outcome, error) {
 func (p *Pipeline) railwayStations(ctx context.Context, r *run) (outcome, error) {
 	return r.perDay(ctx, progress.Event{Type: "railway_stations_alerts"},
 		func(ctx context.Context, i int) ([]alerts.Found, error) {
-			a, err := r.around(ctx, r.ss[i].Start, alerts.StationRadius, poi.StationCategories)
+			a, err := r.nearest(ctx, r.ss[i].Start, alerts.StationRadius, poi.StationCategories, nil)
 			if err != nil {
 				return nil, err
 			}
-			b, err := r.around(ctx, r.ss[i].End, alerts.StationRadius, poi.StationCategories)
+			b, err := r.nearest(ctx, r.ss[i].End, alerts.StationRadius, poi.StationCategories, nil)
 			return append(a, b...), err
 		},
 		func(i int, st []alerts.Found) []alerts.Alert { return alerts.StationNone(i, r.ss[i], st) })

@@ -110,9 +110,9 @@ func WaterGap(i int, s Stage, water []Found) []Alert {
 	return []Alert{a}
 }
 
-// repairs reports whether a bike shop repairs: a repair station, or a shop
+// Repairs reports whether a bike shop repairs: a repair station, or a shop
 // that does not say it does not.
-func repairs(f Found) bool {
+func Repairs(f Found) bool {
 	return f.Category != "bicycle" || f.Tags["service:bicycle:repair"] != "no"
 }
 
@@ -147,7 +147,7 @@ func BikeShopNone(i int, stages []Stage, shops []Found) []Alert {
 	}
 	var able []Found
 	for _, f := range shops {
-		if repairs(f) {
+		if Repairs(f) {
 			able = append(able, f)
 		}
 	}

@@ -38,35 +38,71 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 		a, b geo.Point
 		way  int
 	}
-	grid := map[int64][]seg{}
+	type sample struct {
+		p  geo.Point
+		at float64
+	}
+	// The line sampled every rideStep metres, and the cells of the
+	// samples: only segments reaching those are filed.
+	var samples []sample
+	walked, next := 0.0, 0.0
+	for k := 1; k < len(line); k++ {
+		a, b := line[k-1], line[k]
+		d := geo.Haversine(a, b)
+		for next <= walked+d {
+			f := 0.0
+			if d > 0 {
+				f = (next - walked) / d
+			}
+			samples = append(samples, sample{geo.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)}, next})
+			next += rideStep
+		}
+		walked += d
+	}
+	// A grid of rideCell cells: a sample reads only the segments that can
+	// lie within RideWidth of it, a few per way running beside it, where a
+	// grid of corridor tiles would hand it every segment of the tile.
+	cellOf := make(map[int64]int32, len(samples)/4)
+	for _, s := range samples {
+		k := rideKey(rideCellOf(s.p.Lat), rideCellOf(s.p.Lon))
+		if _, ok := cellOf[k]; !ok {
+			cellOf[k] = int32(len(cellOf))
+		}
+	}
+	grid := make([][]seg, len(cellOf))
 	pad := RideWidth / (geo.EarthRadius * math.Pi / 180)
 	for w, wl := range ways {
 		for k := 1; k < len(wl.Points); k++ {
 			s := seg{wl.Points[k-1], wl.Points[k], w}
-			// every tile the segment's box, padded by RideWidth, touches
+			if math.Abs(s.a.Lon-s.b.Lon) > 180 {
+				continue // across the antimeridian: its distances in a tangent plane mean nothing, no sample rides it
+			}
+			// every sampled cell the segment's box, padded by RideWidth, touches
 			padLon := pad / math.Max(math.Cos(s.a.Lat*math.Pi/180), 0.01)
-			lo := corridor.Tile(math.Min(s.a.Lat, s.b.Lat)-pad, math.Min(s.a.Lon, s.b.Lon)-padLon)
-			hi := corridor.Tile(math.Max(s.a.Lat, s.b.Lat)+pad, math.Max(s.a.Lon, s.b.Lon)+padLon)
-			for row := lo / corridor.RowTiles; row <= hi/corridor.RowTiles; row++ {
-				for col := lo % corridor.RowTiles; col <= hi%corridor.RowTiles; col++ {
-					t := row*corridor.RowTiles + col
-					grid[t] = append(grid[t], s)
+			r0, r1 := rideCellOf(math.Min(s.a.Lat, s.b.Lat)-pad), rideCellOf(math.Max(s.a.Lat, s.b.Lat)+pad)
+			c0, c1 := rideCellOf(math.Min(s.a.Lon, s.b.Lon)-padLon), rideCellOf(math.Max(s.a.Lon, s.b.Lon)+padLon)
+			for row := r0; row <= r1; row++ {
+				for col := c0; col <= c1; col++ {
+					if i, ok := cellOf[rideKey(row, col)]; ok {
+						grid[i] = append(grid[i], s)
+					}
 				}
 			}
 		}
 	}
 	byWay := map[int]*Ridden{}
 	last, lastAt := -1, -1.0
-	walk := func(p geo.Point, at float64) {
+	for _, sm := range samples {
+		p, at := sm.p, sm.at
 		best, bestD := -1, RideWidth
-		for _, s := range grid[corridor.Tile(p.Lat, p.Lon)] {
+		for _, s := range grid[cellOf[rideKey(rideCellOf(p.Lat), rideCellOf(p.Lon))]] {
 			if d := corridor.SegmentDistance(s.a, s.b, p); d <= bestD {
 				best, bestD = s.way, d
 			}
 		}
 		if best < 0 {
 			last = -1
-			return
+			continue
 		}
 		r := byWay[best]
 		if r == nil {
@@ -80,21 +116,6 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 		r.Stretches[len(r.Stretches)-1] = append(r.Stretches[len(r.Stretches)-1], p)
 		last, lastAt = best, at
 	}
-	walked := 0.0
-	next := 0.0
-	for k := 1; k < len(line); k++ {
-		a, b := line[k-1], line[k]
-		d := geo.Haversine(a, b)
-		for next <= walked+d {
-			f := 0.0
-			if d > 0 {
-				f = (next - walked) / d
-			}
-			walk(geo.Point{Lat: a.Lat + f*(b.Lat-a.Lat), Lon: a.Lon + f*(b.Lon-a.Lon)}, next)
-			next += rideStep
-		}
-		walked += d
-	}
 	out := make([]Ridden, 0, len(byWay))
 	for _, r := range byWay {
 		out = append(out, *r)
@@ -102,6 +123,15 @@ func Ride(line []geo.Point, ways []WayLine) []Ridden {
 	slices.SortFunc(out, func(a, b Ridden) int { return int(a.WayID - b.WayID) })
 	return out
 }
+
+// rideCell is the side of Ride's grid in degrees (about 55 m of latitude):
+// a little more than RideWidth, so that a way's segment is filed in a few
+// cells only.
+const rideCell = 0.0005
+
+func rideCellOf(deg float64) int64 { return int64(math.Floor(deg / rideCell)) }
+
+func rideKey(row, col int64) int64 { return row<<32 | (col & 0xffffffff) }
 
 // MinRough is the total ridden on rough surfaces from which a stage is
 // told (surface_rough), and MinTraffic the length of one busy road

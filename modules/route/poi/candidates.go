@@ -193,15 +193,34 @@ func compareCandidates(a, b candidate) int {
 // dropDuplicates keeps, of the candidates sharing a name (case and spacing
 // aside) within DuplicateMeters of each other, the first, which is the best
 // ranked. Unnamed candidates are never duplicates of each other.
+//
+// The kept ones are filed by name and by a row of latitude DuplicateMeters
+// high: two places within DuplicateMeters lie in the same row or the next,
+// so a candidate is compared with the few of its name around it, not with
+// every one kept (a town's hotels may all be called "Hôtel").
 func dropDuplicates(ranked []candidate) []candidate {
+	type key struct {
+		name string
+		row  int64
+	}
+	rowOf := func(lat float64) int64 {
+		return int64(math.Floor(lat * geo.EarthRadius * math.Pi / 180 / DuplicateMeters))
+	}
+	kept := map[key][]candidate{}
 	out := ranked[:0:0]
 	for _, c := range ranked {
-		dup := c.normName != "" && slices.ContainsFunc(out, func(k candidate) bool {
-			return k.normName == c.normName &&
-				geo.Haversine(geo.Point{Lat: k.Lat, Lon: k.Lon}, geo.Point{Lat: c.Lat, Lon: c.Lon}) <= DuplicateMeters
-		})
+		row := rowOf(c.Lat)
+		dup := false
+		for r := row - 1; r <= row+1 && !dup && c.normName != ""; r++ {
+			dup = slices.ContainsFunc(kept[key{c.normName, r}], func(k candidate) bool {
+				return geo.Haversine(geo.Point{Lat: k.Lat, Lon: k.Lon}, geo.Point{Lat: c.Lat, Lon: c.Lon}) <= DuplicateMeters
+			})
+		}
 		if !dup {
 			out = append(out, c)
+			if c.normName != "" {
+				kept[key{c.normName, row}] = append(kept[key{c.normName, row}], c)
+			}
 		}
 	}
 	return out

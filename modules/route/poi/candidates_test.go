@@ -267,3 +267,51 @@ func TestImportThenCandidates(t *testing.T) {
 		require.Zero(t, hut.EstimatedPriceMax)
 	})
 }
+
+// TestCandidatesReadPlacesFiledBeforeTiles: a place stored before the tile
+// column (tile -1) is still a candidate; one of another category or
+// beyond the radius is not.
+func TestCandidatesReadPlacesFiledBeforeTiles(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := poi.NewStore(db)
+		require.NoError(t, s.Upsert(ctx, []poi.POI{
+			place("osm:node:1", "Hôtel ancien", poi.TypeHotel, offset(end, 1, 1), nil),
+			place("osm:node:2", "Hôtel récent", poi.TypeHotel, offset(end, -2, 0), nil),
+			place("osm:node:3", "Café ancien", "cafe", offset(end, 0, 1), nil),
+			place("osm:node:4", "Hôtel lointain", poi.TypeHotel, offset(end, 0, 9), nil),
+		}))
+		_, err := db.NewUpdate().Table("pois").Set("tile = -1").Where("id IN (?)", bun.List([]string{"osm:node:1", "osm:node:3", "osm:node:4"})).Exec(ctx)
+		require.NoError(t, err)
+		got, err := s.Candidates(ctx, end, 5, nil, nil)
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{"Hôtel ancien", "Hôtel récent"}, names(got))
+	})
+}
+
+// TestCandidatesDuplicatesAmongNamesakes: hotels all named alike are
+// each kept, 250 m apart; one drawn again 180 m off one of them, whichever
+// way, is merged with it.
+func TestCandidatesDuplicatesAmongNamesakes(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, []migrations.Source{poi.Migrations}, func(t *testing.T, db *bun.DB) {
+		for _, again := range []struct{ north, east float64 }{{0.18, 0}, {-0.18, 0}, {0, 0.18}, {0.127, -0.127}, {0.3, 0}} {
+			pois := []poi.POI{
+				place("osm:node:1", "Hôtel", poi.TypeHotel, end, nil),
+				place("osm:node:2", "Hôtel", poi.TypeHotel, offset(end, 0.25, 0), nil),
+				place("osm:node:3", "Hôtel", poi.TypeHotel, offset(end, 0.5, 0), nil),
+				place("osm:way:4", "HÔTEL", poi.TypeHotel, offset(end, 0.25+again.north, 2+again.east), nil),
+				place("osm:node:5", "Hôtel", poi.TypeHotel, offset(end, 0.25, 2), nil),
+			}
+			s := setup(t, db, pois...)
+			got, err := s.Candidates(context.Background(), end, 5, nil, nil)
+			require.NoError(t, err)
+			want := 4
+			if again.north == 0.3 {
+				want = 5 // 300 m off: another place
+			}
+			require.Len(t, got, want, "%+v", again)
+		}
+	})
+}

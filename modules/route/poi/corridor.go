@@ -3,6 +3,7 @@ package poi
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,7 +204,8 @@ func inTiles(tiles []int64, q func(chunk []int64) error) error {
 }
 
 // Found is a place found along a line: how far off the line it lies, and
-// where along it (metres from its start) it is nearest.
+// where along it (metres from its start) it is nearest. Its POI holds what
+// the rules read (foundColumns): no source, import or date.
 type Found struct {
 	POI
 	Off, Along float64
@@ -216,7 +218,7 @@ func (s *Store) Along(ctx context.Context, line *corridor.Line, halfWidth float6
 	var out []Found
 	err := inTiles(corridor.Tiles(line.Points(), halfWidth), func(chunk []int64) error {
 		var rows []poiRow
-		if err := s.AroundQuery(ctx, chunk, categories).Scan(ctx, &rows); err != nil {
+		if err := s.AroundQuery(ctx, chunk, categories).Column(foundColumns...).Scan(ctx, &rows); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -238,6 +240,10 @@ func (s *Store) Along(ctx context.Context, line *corridor.Line, halfWidth float6
 	})
 	return out, err
 }
+
+// foundColumns are the columns a Found is read from: a corridor reads
+// thousands of places, and every column read costs on each.
+var foundColumns = []string{"id", "osm_type", "osm_id", "name", "category", "lat", "lon", "tags"}
 
 // AroundQuery is the statement Along runs for one chunk of tiles (the plan
 // tests read it).
@@ -308,4 +314,57 @@ func (s *Store) Covers(ctx context.Context, line []geo.Point) (Coverage, error) 
 		return err
 	})
 	return Coverage{Imported: true, Covered: err == nil && found == len(tiles)}, err
+}
+
+// nearestFirstRing is the radius (metres) of the first ring Nearest reads.
+const nearestFirstRing = 1000.0
+
+// Nearest returns, among the places of categories within radius metres of
+// p that accept takes (any, when accept is nil), the one nearest p on the
+// sphere, ties going to the one nearer in the plane, then to the smaller
+// id; ok is false when there is none. It reads the tiles ring by ring from
+// p outwards, doubling the ring's radius, and stops at the first ring
+// whose nearest place is nearer than the ring's edge: the places of the
+// rings not read lie beyond that edge. A rule asking for the nearest of a
+// region's places reads a few tiles, not the thousands of a wide circle.
+func (s *Store) Nearest(ctx context.Context, p geo.Point, radius float64, categories []string, accept func(POI) bool) (Found, bool, error) {
+	line := corridor.NewLine([]geo.Point{p}, radius)
+	var best Found
+	bestD, found := math.Inf(1), false
+	read := map[int64]bool{}
+	for ring := min(nearestFirstRing, radius); ; ring = min(2*ring, radius) {
+		var fresh []int64
+		for _, t := range corridor.Tiles([]geo.Point{p}, ring) {
+			if !read[t] {
+				read[t] = true
+				fresh = append(fresh, t)
+			}
+		}
+		err := inTiles(fresh, func(chunk []int64) error {
+			var rows []poiRow
+			if err := s.AroundQuery(ctx, chunk, categories).Column(foundColumns...).Scan(ctx, &rows); err != nil {
+				return err
+			}
+			for _, r := range rows {
+				c := r.poi()
+				off, _, ok := line.Locate(geo.Point{Lat: c.Lat, Lon: c.Lon}, radius)
+				if !ok || (accept != nil && !accept(c)) {
+					continue
+				}
+				d := geo.Haversine(p, geo.Point{Lat: c.Lat, Lon: c.Lon})
+				if !found || d < bestD || (d == bestD && (off < best.Off || (off == best.Off && c.ID < best.ID))) {
+					best, bestD, found = Found{POI: c, Off: off}, d, true
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return Found{}, false, err
+		}
+		// The sphere and the tangent plane differ by far less than 1 %
+		// over a ring: a place nearer than 99 % of the edge is the nearest.
+		if ring >= radius || (found && bestD < 0.99*ring) {
+			return best, found, nil
+		}
+	}
 }

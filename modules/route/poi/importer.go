@@ -117,9 +117,11 @@ type Stats struct {
 // the planet). Import reads the file twice instead: the first pass reads the
 // ways only and remembers the accommodation ways and the ids of their nodes;
 // the second reads the nodes, storing the accommodation nodes as they come
-// and keeping the coordinates of the remembered ids only. Memory is then
-// about 24 bytes per node of a kept way (an id in the way, an id and two
-// fixed-point coordinates in a sorted index), capped by MaxWayNodes,
+// and keeping the coordinates of the remembered ids only; a third reads the
+// ways ridden again and files them on those coordinates, so that a road's
+// refs and tags are not held meanwhile. Memory is then about 16 bytes per
+// node of a kept way (an id and two fixed-point coordinates in a sorted
+// index, plus, for a place way, its id in the way), capped by MaxWayNodes,
 // plus one batch of POIs and the PBF decoder's blocks. A reader that cannot
 // seek is first copied to a temporary file, so the cost of a stream is disk,
 // not memory. Ways whose nodes carry their own coordinates (XML with lat
@@ -133,7 +135,7 @@ type Importer struct {
 	// BatchSize is how many POIs one transaction writes. Default 1000.
 	BatchSize int
 	// MaxWayNodes caps the node ids remembered for kept ways. Default
-	// 8,000,000 (about 200 MB); ways past it are counted in
+	// 8,000,000 (about 130 MB); ways past it are counted in
 	// Stats.WaysOverLimit and not stored.
 	MaxWayNodes int
 	// Procs is how many goroutines decode PBF blocks. Default
@@ -226,8 +228,14 @@ func (im Importer) Import(ctx context.Context, store Upserter, r io.Reader, form
 	if err := run.storeWays(); err != nil {
 		return run.result(), err
 	}
-	if err := run.storeRoads(); err != nil {
-		return run.result(), err
+	if run.wayStore != nil && run.waitingRoads > 0 {
+		// The third pass: the ways ridden again, filed on their nodes.
+		if _, err := rs.Seek(start, io.SeekStart); err != nil {
+			return run.result(), err
+		}
+		if err := run.storeRoads(rs); err != nil {
+			return run.result(), err
+		}
 	}
 	if err := run.flush(); err != nil {
 		return run.result(), err
@@ -280,12 +288,15 @@ type importRun struct {
 	index        nodeIndex
 
 	importID string
-	wayStore WayUpserter // nil: the store keeps no ways
-	roads    []pendingRoad
-	refs     []osm.NodeID // the roads' nodes, in order, one after the other
-	chunks   []WayChunk
-	covered  *tileSet        // coverage tiles holding a node
-	tags     map[string]Tags // the roads' tag sets, each kept once
+	wayStore WayUpserter  // nil: the store keeps no ways
+	refs     []osm.NodeID // the waiting roads' nodes, until the index takes them
+	// waitingRoads counts the roads waiting for their nodes, filed by a
+	// third pass over the ways; overLimit are those refused by MaxWayNodes.
+	waitingRoads int
+	overLimit    map[osm.WayID]bool
+	chunks       []WayChunk
+	covered      *tileSet        // coverage tiles holding a node
+	tags         map[string]Tags // the roads' tag sets, each kept once
 }
 
 // tileSet is the coverage tiles seen, one bit each (about 800 KB for the
@@ -310,15 +321,6 @@ func (ts *tileSet) tiles() []int64 {
 		}
 	}
 	return out
-}
-
-// pendingRoad is a road or a ferry route waiting for its nodes'
-// coordinates: refs[from:to] in the run's refs.
-type pendingRoad struct {
-	id       int64
-	kind     string
-	tags     Tags
-	from, to int
 }
 
 // pendingWay is an accommodation way waiting for its nodes' coordinates.
@@ -450,7 +452,8 @@ func (run *importRun) readWays(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	run.index = newNodeIndex(run.ways, run.refs, run.wayNodes+len(run.refs))
+	run.index = newNodeIndex(run.ways, run.refs)
+	run.refs = nil // the index holds them now
 	return nil
 }
 
@@ -468,17 +471,23 @@ func (run *importRun) road(w *osm.Way) error {
 		for _, p := range pts {
 			run.see(p.Lat, p.Lon)
 		}
-		return run.addRoad(int64(w.ID), kind, run.shared(tags), pts)
+		return run.addRoad(int64(w.ID), kind, run.shared(tags), [][]geo.Point{pts})
 	}
 	if run.wayNodes+len(run.refs)+len(w.Nodes) > run.MaxWayNodes {
 		run.stats.WaysOverLimit++
+		if run.overLimit == nil {
+			run.overLimit = map[osm.WayID]bool{}
+		}
+		run.overLimit[w.ID] = true
 		return nil
 	}
-	from := len(run.refs)
+	// Only the nodes' ids are kept: the way itself is read again once
+	// they have coordinates, so that its refs and tags are not held
+	// beside the index.
 	for _, n := range w.Nodes {
 		run.refs = append(run.refs, n.ID)
 	}
-	run.roads = append(run.roads, pendingRoad{id: int64(w.ID), kind: kind, tags: run.shared(tags), from: from, to: len(run.refs)})
+	run.waitingRoads++
 	return nil
 }
 
@@ -497,19 +506,28 @@ func inlinePoints(nodes osm.WayNodes) ([]geo.Point, bool) {
 // maxChunkPoints bounds a stored chunk of a way.
 const maxChunkPoints = 64
 
-// addRoad files a way ridden in chunks (corridor.Chunk) and queues them.
-func (run *importRun) addRoad(id int64, kind string, tags Tags, pts []geo.Point) error {
-	runs, keys := corridor.Chunk(pts, maxChunkPoints)
-	for i, r := range runs {
-		run.chunks = append(run.chunks, WayChunk{ID: OSMKey(OSMWay, id) + ":" + strconv.Itoa(i), WayID: id, Kind: kind,
-			Tile: keys[i], Tags: tags, Points: r, ImportID: run.importID})
+// addRoad files a way ridden, its stretches (one, or the several an extract
+// cut it into) in chunks (corridor.Chunk) ranked one after the other, and
+// queues them.
+func (run *importRun) addRoad(id int64, kind string, tags Tags, stretches [][]geo.Point) error {
+	rank := 0
+	for _, pts := range stretches {
+		runs, keys := corridor.Chunk(pts, maxChunkPoints)
+		for i, r := range runs {
+			run.chunks = append(run.chunks, WayChunk{ID: OSMKey(OSMWay, id) + ":" + strconv.Itoa(rank), WayID: id, Kind: kind,
+				Tile: keys[i], Tags: tags, Points: r, ImportID: run.importID})
+			rank++
+		}
+	}
+	if rank == 0 {
+		return nil
 	}
 	if kind == KindFerry {
 		run.stats.Ferries++
 	} else {
 		run.stats.Roads++
 	}
-	run.stats.WayChunks += len(runs)
+	run.stats.WayChunks += rank
 	if len(run.chunks) >= run.BatchSize {
 		return run.flushChunks()
 	}
@@ -528,36 +546,71 @@ func (run *importRun) flushChunks() error {
 	return nil
 }
 
-// storeRoads files the waiting ways ridden on the nodes found; a way cut
+// storeRoads is the third pass: it reads the ways again and files the
+// ways ridden that waited for their nodes on the nodes found; a way cut
 // by the extract keeps the stretches whose nodes are in the file.
-func (run *importRun) storeRoads() error {
-	for _, rd := range run.roads {
-		var part []geo.Point
-		flush := func() error {
-			if len(part) >= 2 {
-				if err := run.addRoad(rd.id, rd.kind, rd.tags, part); err != nil {
-					return err
-				}
-			}
-			part = nil
+func (run *importRun) storeRoads(r io.Reader) error {
+	return run.rescanWays(r, func(w *osm.Way) error {
+		if len(w.Nodes) < 2 || run.overLimit[w.ID] {
 			return nil
 		}
-		for _, id := range run.refs[rd.from:rd.to] {
-			lat, lon, ok := run.index.get(id)
+		kind, tags, ok := roadKind(w.Tags.Find)
+		if !ok {
+			return nil
+		}
+		if _, inline := inlinePoints(w.Nodes); inline {
+			return nil // filed by the first pass
+		}
+		var stretches [][]geo.Point
+		var part []geo.Point
+		for _, n := range w.Nodes {
+			lat, lon, ok := run.index.get(n.ID)
 			if !ok {
-				if err := flush(); err != nil {
-					return err
+				if len(part) >= 2 {
+					stretches = append(stretches, part)
 				}
+				part = nil
 				continue
 			}
 			part = append(part, geo.Point{Lat: lat, Lon: lon})
 		}
-		if err := flush(); err != nil {
+		if len(part) >= 2 {
+			stretches = append(stretches, part)
+		}
+		return run.addRoad(int64(w.ID), kind, run.shared(tags), stretches)
+	})
+}
+
+// rescanWays reads the ways ridden of r again, handing each to each; the
+// ways scanned are not counted twice.
+func (run *importRun) rescanWays(r io.Reader, each func(w *osm.Way) error) error {
+	var sc osm.Scanner
+	switch run.format {
+	case FormatPBF:
+		p := osmpbf.New(run.ctx, r, run.Procs)
+		p.SkipRelations, p.SkipNodes = true, true
+		p.FilterWay = func(w *osm.Way) bool {
+			_, _, ok := roadKind(w.Tags.Find)
+			return ok
+		}
+		sc = p
+	default:
+		sc = osmxml.New(run.ctx, r)
+	}
+	defer sc.Close()
+	for sc.Scan() {
+		w, ok := sc.Object().(*osm.Way)
+		if !ok {
+			continue
+		}
+		if err := each(w); err != nil {
 			return err
 		}
 	}
-	run.roads, run.refs = nil, nil
-	return nil
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("poi: read %s: %w", run.format, err)
+	}
+	return run.ctx.Err()
 }
 
 // see counts a node's position in the area the import covers.
@@ -731,12 +784,13 @@ type nodeIndex struct {
 // unseen marks a node not read yet; no latitude reaches it.
 const unseen = math.MinInt32
 
-func newNodeIndex(ways []pendingWay, refs []osm.NodeID, total int) nodeIndex {
-	ids := make([]osm.NodeID, 0, total)
+func newNodeIndex(ways []pendingWay, refs []osm.NodeID) nodeIndex {
+	// The roads' refs are sorted where they lie: the largest list is not
+	// copied.
+	ids := refs
 	for _, w := range ways {
 		ids = append(ids, w.nodes...)
 	}
-	ids = append(ids, refs...)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	ids = slices.Clip(ids)

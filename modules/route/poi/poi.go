@@ -8,6 +8,7 @@
 package poi
 
 import (
+	"bytes"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -125,10 +126,57 @@ func (t *Tags) Scan(src any) error {
 	default:
 		return fmt.Errorf("poi: cannot scan %T as tags", src)
 	}
+	if m, ok := plainTags(b); ok {
+		*t = m
+		return nil
+	}
 	m := map[string]string{}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("poi: tags: %w", err)
 	}
 	*t = m
 	return nil
+}
+
+// plainTags reads a JSON object of strings holding no escape, as Value
+// writes nearly every tag set, without the reflection of encoding/json: a
+// corridor read decodes the tags of thousands of places. ok is false for
+// anything else (an escape, a number, spaces), which json.Unmarshal reads.
+func plainTags(b []byte) (Tags, bool) {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || bytes.IndexByte(b, '\\') >= 0 {
+		return nil, false
+	}
+	m := Tags{}
+	rest := b[1 : len(b)-1]
+	str := func() (string, bool) {
+		if len(rest) == 0 || rest[0] != '"' {
+			return "", false
+		}
+		end := bytes.IndexByte(rest[1:], '"')
+		if end < 0 {
+			return "", false
+		}
+		v := string(rest[1 : 1+end])
+		rest = rest[end+2:]
+		return v, true
+	}
+	for len(rest) > 0 {
+		k, ok := str()
+		if !ok || len(rest) == 0 || rest[0] != ':' {
+			return nil, false
+		}
+		rest = rest[1:]
+		v, ok := str()
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		if len(rest) > 0 {
+			if rest[0] != ',' || len(rest) == 1 {
+				return nil, false
+			}
+			rest = rest[1:]
+		}
+	}
+	return m, true
 }

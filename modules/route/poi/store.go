@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -174,7 +176,19 @@ func wrapLon(lon float64) float64 {
 // category when categories is empty), in id order.
 func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, error) {
 	var rows []poiRow
-	q := storage.Conn(ctx, s.db).NewSelect().Model(&rows).
+	if err := s.InBoxQuery(ctx, b, categories).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := make([]POI, len(rows))
+	for i, r := range rows {
+		out[i] = r.poi()
+	}
+	return out, nil
+}
+
+// InBoxQuery is the statement InBox runs (the plan tests read it).
+func (s *Store) InBoxQuery(ctx context.Context, b Box, categories []string) *bun.SelectQuery {
+	q := storage.Conn(ctx, s.db).NewSelect().Model((*poiRow)(nil)).
 		Where("lat >= ?", b.MinLat).Where("lat <= ?", b.MaxLat)
 	if b.MinLon <= b.MaxLon {
 		q = q.Where("lon >= ?", b.MinLon).Where("lon <= ?", b.MaxLon)
@@ -186,14 +200,7 @@ func (s *Store) InBox(ctx context.Context, b Box, categories []string) ([]POI, e
 	if len(categories) > 0 {
 		q = q.Where("category IN (?)", bun.List(categories))
 	}
-	if err := q.Order("id").Scan(ctx); err != nil {
-		return nil, err
-	}
-	out := make([]POI, len(rows))
-	for i, r := range rows {
-		out[i] = r.poi()
-	}
-	return out, nil
+	return q.Order("id")
 }
 
 // HoldsAny reports whether the store holds at least one POI of one of
@@ -211,9 +218,47 @@ func (s *Store) Candidates(ctx context.Context, near geo.Point, radiusKm float64
 	if err != nil {
 		return nil, err
 	}
-	pois, err := s.InBox(ctx, BoxAround(near, q.radiusKm), q.types)
+	pois, err := s.inTilesAround(ctx, near, q.radiusKm, q.types)
 	if err != nil {
 		return nil, err
 	}
 	return q.choose(pois), nil
+}
+
+// inTilesAround is InBox(BoxAround(near, radiusKm), categories) read
+// through the tile index: the tiles of the circle, by category, so that
+// only the rows of those categories are fetched (the box's lat, lon index
+// fetches every place of the box to drop most of them). Places imported
+// before tiles were kept (tile -1) are read too, until their extract is
+// imported again.
+func (s *Store) inTilesAround(ctx context.Context, near geo.Point, radiusKm float64, categories []string) ([]POI, error) {
+	box := BoxAround(near, radiusKm)
+	// widened by 1 % as the box is: ellipsoidal distances differ by less
+	tiles := append([]int64{-1}, corridor.Tiles([]geo.Point{near}, radiusKm*1000*1.01)...)
+	var out []POI
+	err := inTiles(tiles, func(chunk []int64) error {
+		var rows []poiRow
+		if err := s.AroundQuery(ctx, chunk, categories).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if box.holds(r.Lat, r.Lon) {
+				out = append(out, r.poi())
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b POI) int { return strings.Compare(a.ID, b.ID) })
+	return out, err
+}
+
+// holds reports whether (lat, lon) lies in b, as InBox reads it.
+func (b Box) holds(lat, lon float64) bool {
+	if lat < b.MinLat || lat > b.MaxLat {
+		return false
+	}
+	if b.MinLon <= b.MaxLon {
+		return lon >= b.MinLon && lon <= b.MaxLon
+	}
+	return lon >= b.MinLon || lon <= b.MaxLon
 }
