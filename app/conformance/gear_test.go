@@ -168,8 +168,6 @@ type gear struct {
 	d  defects
 }
 
-var errNoSuchList = registry.Fail(registry.KindNotFound, registry.NotFoundDetail)
-
 func (g *gear) conn(ctx context.Context) bun.IDB { return storage.Conn(ctx, g.db) }
 
 func (g *gear) ownsList(ctx context.Context, userID, id string) (bool, error) {
