@@ -131,7 +131,7 @@ func settledTrip(t testing.TB, e env) apptest.Request {
 	r := tripWithDays(t, e)
 	// Every trip the kit makes queues its computations on the same few
 	// workers: under a whole run's load they take their turn.
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		res := e.a.Do(t, http.MethodGet, "/trips/"+r.Vars["id"], e.token, nil)
 		require.Equal(t, http.StatusOK, res.Status, string(res.Body))
