@@ -125,26 +125,12 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	began := time.Now()
-	root, err := moduleRoot()
+	dir, bin, done, err := workspace("cairn-loadbench-", o.keep, o.pprof != "", o.overlay)
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "cairn-loadbench-")
-	if err != nil {
-		return err
-	}
-	if o.keep {
-		fmt.Fprintln(os.Stderr, "loadbench: keeping", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer done()
 	loadBefore := loadAverage()
-
-	fmt.Fprintln(os.Stderr, "loadbench: building ./cmd/cairn")
-	bin, err := cairnBinary(root, dir, o.pprof != "", o.overlay)
-	if err != nil {
-		return err
-	}
 	// Placement: servers on CPU 0, this generator on the last CPU. The build
 	// above ran before, on every CPU.
 	serverCPU, pinned := -1, runtime.NumCPU() >= 2
@@ -267,6 +253,31 @@ func run(args []string, stdout io.Writer) error {
 }
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// workspace makes the run's temporary directory (kept with keep, else
+// removed by done) and builds the server into it, with a pprof listener
+// when profiling, through a go build -overlay file when one is named.
+func workspace(prefix string, keep, profiling bool, overlay string) (dir, bin string, done func(), err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", "", nil, err
+	}
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	done = func() { _ = os.RemoveAll(dir) }
+	if keep {
+		fmt.Fprintln(os.Stderr, "loadbench: keeping", dir)
+		done = func() {}
+	}
+	fmt.Fprintln(os.Stderr, "loadbench: building ./cmd/cairn")
+	if bin, err = cairnBinary(root, dir, profiling, overlay); err != nil {
+		done()
+		return "", "", nil, err
+	}
+	return dir, bin, done, nil
+}
 
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()

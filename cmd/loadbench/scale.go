@@ -86,25 +86,12 @@ func runScale(args []string, stdout io.Writer) error {
 		return err
 	}
 	began := time.Now()
-	root, err := moduleRoot()
+	dir, bin, done, err := workspace("cairn-scale-", o.keep, o.pprof != "", "")
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "cairn-scale-")
-	if err != nil {
-		return err
-	}
-	if o.keep {
-		fmt.Fprintln(os.Stderr, "loadbench: keeping", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer done()
 	loadBefore := loadAverage()
-	fmt.Fprintln(os.Stderr, "loadbench: building ./cmd/cairn")
-	bin, err := cairnBinary(root, dir, o.pprof != "", "")
-	if err != nil {
-		return err
-	}
 	serverCPU := -1
 	if runtime.NumCPU() >= 2 {
 		serverCPU = 0

@@ -123,6 +123,12 @@ func resource(uri, s string) AnswerBlock {
 // fixture declares one read-only fixture: every guard field written, the
 // answer fixed.
 func fixture[I any](reg *registry.Registry, tool, path, description string, answer func(*I) (Answer, error)) {
+	working(reg, tool, path, description, func(_ context.Context, _ *registry.Call, in *I) (Answer, error) { return answer(in) })
+}
+
+// working declares one read-only fixture whose answer works with its call
+// (reports progress, say).
+func working[I any](reg *registry.Registry, tool, path, description string, handle func(context.Context, *registry.Call, *I) (Answer, error)) {
 	registry.Add(reg, registry.Op[I, Answer]{
 		ID:      "fixtures." + tool,
 		Summary: description,
@@ -139,7 +145,7 @@ func fixture[I any](reg *registry.Registry, tool, path, description string, answ
 		Idempotency:  registry.NotACreation,
 		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
 
-		Handle: func(_ context.Context, _ *registry.Call, in *I) (Answer, error) { return answer(in) },
+		Handle: handle,
 	})
 }
 
@@ -218,24 +224,8 @@ func declarePrompts(reg *registry.Registry) {
 // declareProgress declares test_tool_with_progress: three steps of work
 // 50 ms apart, each reported to a caller that follows the call's progress.
 func declareProgress(reg *registry.Registry) {
-	const description = "Works in three steps, reporting each as progress."
-	registry.Add(reg, registry.Op[NoInput, Answer]{
-		ID:      "fixtures.test_tool_with_progress",
-		Summary: description,
-		HTTP:    registry.Get("/fixtures/progress"),
-		Tool:    registry.Tool("test_tool_with_progress", description),
-
-		Scope:        ScopeUse,
-		Owner:        registry.CallerOwned,
-		RateLimit:    registry.NoRateLimit,
-		Validate:     registry.NotValidated,
-		Lock:         registry.NoLock,
-		Precondition: registry.NoPrecondition,
-		Confirm:      registry.NoConfirm,
-		Idempotency:  registry.NotACreation,
-		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
-
-		Handle: func(ctx context.Context, c *registry.Call, _ *NoInput) (Answer, error) {
+	working(reg, "test_tool_with_progress", "progress", "Works in three steps, reporting each as progress.",
+		func(ctx context.Context, c *registry.Call, _ *NoInput) (Answer, error) {
 			for i, done := range []float64{0, 50, 100} {
 				if i > 0 {
 					select {
@@ -247,8 +237,7 @@ func declareProgress(reg *registry.Registry) {
 				c.Progress(ctx, done, 100, "")
 			}
 			return Answer{Blocks: []AnswerBlock{text("worked in three steps")}}, nil
-		},
-	})
+		})
 }
 
 var errIntentional = errors.New("intentional")
