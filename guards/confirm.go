@@ -45,6 +45,14 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 	if err != nil {
 		return registry.Internal(err)
 	}
+	if c.DeclinedToken != "" {
+		// Spent, whatever it names: a declined confirmation is never
+		// accepted after all. One already spent or unknown is declined too.
+		if err := g.Store.Consume(ctx, c.DeclinedToken, c.UserID(), c.Op.ID, digest); err != nil && !errors.Is(err, ErrTokenRefused) {
+			return registry.Internal(err)
+		}
+		return errDeclined()
+	}
 	if c.ConfirmationToken != "" {
 		if err := g.Store.Consume(ctx, c.ConfirmationToken, c.UserID(), c.Op.ID, digest); err != nil {
 			if errors.Is(err, ErrTokenRefused) {
@@ -74,8 +82,7 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 			return registry.Internal(err)
 		}
 		if !ok {
-			return &registry.Error{Kind: registry.KindConflict, Code: "confirmation_declined",
-				Detail: "the person declined; nothing was written"}
+			return errDeclined()
 		}
 		return next(ctx, c)
 	}
@@ -89,4 +96,10 @@ func (g Confirm) Check(ctx context.Context, c *registry.Call, next Next) error {
 	}
 	c.Confirmation = &registry.ConfirmationRequest{Impact: impact, Token: token, ExpiresAt: expires}
 	return nil
+}
+
+// errDeclined is the refusal of a confirmation the person declined.
+func errDeclined() error {
+	return &registry.Error{Kind: registry.KindConflict, Code: "confirmation_declined",
+		Detail: "the person declined; nothing was written"}
 }

@@ -545,16 +545,20 @@ type Call struct {
 	// them by name with the argument violations, never dropping them.
 	Refused []Violation
 
-	ExpectedVersion   *int64          // If-Match, or the "version" argument
-	VersionMalformed  bool            // an expected version was sent that is not an integer
-	AnyVersion        bool            // If-Match: *: whatever version is current
-	WeakVersion       bool            // If-Match named a weak tag (W/"3"), which never matches
-	Replayed          bool            // set by idempotency when the answer replays a first creation
-	IdempotencyKey    string          // Idempotency-Key, or "idempotencyKey"
-	KeyDerived        bool            // the key was derived server-side from the arguments
-	ConfirmationToken string          // the confirmation header, or "confirmationToken"
-	Files             map[string]File // uploaded files (HTTP uploads only)
-	Asker             Asker           // nil when the face cannot ask a person
+	ExpectedVersion   *int64 // If-Match, or the "version" argument
+	VersionMalformed  bool   // an expected version was sent that is not an integer
+	AnyVersion        bool   // If-Match: *: whatever version is current
+	WeakVersion       bool   // If-Match named a weak tag (W/"3"), which never matches
+	Replayed          bool   // set by idempotency when the answer replays a first creation
+	IdempotencyKey    string // Idempotency-Key, or "idempotencyKey"
+	KeyDerived        bool   // the key was derived server-side from the arguments
+	ConfirmationToken string // the confirmation header, or "confirmationToken"
+	// DeclinedToken is a confirmation the person declined, sent back in a
+	// multi round-trip retry: the confirm guard spends it and refuses, so
+	// it can never be accepted after all.
+	DeclinedToken string
+	Files         map[string]File // uploaded files (HTTP uploads only)
+	Asker         Asker           // nil when the face cannot ask a person
 	// Progresser is set by a face whose caller asked to follow the call's
 	// progress; handlers report through Call.Progress.
 	Progresser Progresser

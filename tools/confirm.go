@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,8 +37,8 @@ func asksInBand(req *mcp.CallToolRequest) bool {
 // requestState is the confirmation token the first round issued, untrusted
 // like any token (the confirm guard consumes it only for this user, this
 // operation and these exact arguments, once); an acceptance sends it, a
-// decline or a cancel answers the refusal of a declined confirmation. A
-// retry without an answer is asked again.
+// decline or a cancel spends it and answers the refusal of a declined
+// confirmation. A retry without an answer is asked again.
 func confirmation(req *mcp.CallToolRequest, c *registry.Call) {
 	state := req.Params.RequestState
 	if state == "" || c.ConfirmationToken != "" {
@@ -52,15 +51,9 @@ func confirmation(req *mcp.CallToolRequest, c *registry.Call) {
 	case answer.Action == "accept":
 		c.ConfirmationToken = state
 	default:
-		c.Asker = answered(false)
+		c.DeclinedToken = state
 	}
 }
-
-// answered is the person's answer, given in the retry of a multi
-// round-trip request.
-type answered bool
-
-func (a answered) Ask(context.Context, registry.Impact) (bool, error) { return bool(a), nil }
 
 // inputRequired answers a confirmation as a multi round-trip request: the
 // impact in words and as data, accept or decline, and the confirmation

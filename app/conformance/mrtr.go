@@ -15,7 +15,8 @@ import (
 // the answer and the requestState, untrusted. The kit checks that:
 //   - the first call answers input_required, with the impact in words and
 //     as data, and a requestState; it writes nothing;
-//   - a decline, an altered state, and another call's state write nothing;
+//   - a decline, an altered state, and another call's state write nothing,
+//     and a declined state is spent: accepting it after all is refused;
 //   - the acceptance with the state acts once: the same state again is
 //     refused.
 func (s *scenario) confirmByRoundTrip() {
@@ -54,6 +55,7 @@ func (s *scenario) confirmByRoundTrip() {
 	r := s.valid(s.u)
 	state := ask(r)
 	refused("a decline", r, call(r, "decline", state))
+	refused("a declined requestState accepted after all", r, call(r, "accept", state))
 	refused("an altered requestState", r, call(r, "accept", state+"x"))
 	if other := s.valid(s.u); !reflect.DeepEqual(apptest.Arguments(other), apptest.Arguments(r)) {
 		refused("another call's requestState", other, call(other, "accept", ask(r)))
