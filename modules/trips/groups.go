@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"database/sql/driver"
 	"encoding/json"
-	"fmt"
 	"math"
 
 	"cairn.dev/cairn/modules/route/alerts"
@@ -137,19 +136,13 @@ func (g AlertGroups) Value() (driver.Value, error) {
 	return string(b), err
 }
 
-// Scan implements sql.Scanner.
+// Scan implements sql.Scanner. A column written before alerts were grouped
+// holds a list: the terrain's.
 func (g *AlertGroups) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case nil:
+	var b json.RawMessage
+	if err := scanJSON(src, &b); err != nil || b == nil {
 		*g = nil
-		return nil
-	case string:
-		b = []byte(v)
-	case []byte:
-		b = v
-	default:
-		return fmt.Errorf("alerts: cannot scan %T", src)
+		return err
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
 		var list []AlertRecord

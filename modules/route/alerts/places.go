@@ -151,14 +151,20 @@ func BikeShopNone(i int, stages []Stage, shops []Found) []Alert {
 			able = append(able, f)
 		}
 	}
-	mid := Middle(s)
-	best, d, ok := nearestTo(mid, able)
-	if ok && d <= BikeShopRadius {
+	return noneNear(i, Middle(s), able, BikeShopRadius, CodeBikeShopNoneNearby, "alert.bike_shop_none_nearby", "action.nearest_shop")
+}
+
+// noneNear is the nudge of a day with none of places within radius of at:
+// nothing when the nearest is near enough, else the alert, its action
+// going to the nearest one found, if any.
+func noneNear(i int, at geo.Point, places []Found, radius float64, code Code, key, action string) []Alert {
+	best, d, ok := nearestTo(at, places)
+	if ok && d <= radius {
 		return nil
 	}
-	a := alert(CodeBikeShopNoneNearby, SeverityNudge, i, "alert.bike_shop_none_nearby", words.Args{"day": i + 1})
+	a := alert(code, SeverityNudge, i, key, words.Args{"day": i + 1})
 	if ok {
-		a.Action = navigate("action.nearest_shop", best.Point)
+		a.Action = navigate(action, best.Point)
 	}
 	return []Alert{a}
 }
@@ -187,15 +193,7 @@ func StationNone(i int, s Stage, stations []Found) []Alert {
 // HealthNone tells a day, rest days included, with no pharmacy, hospital
 // or clinic within 15 km of its middle (health_service_none_nearby, nudge).
 func HealthNone(i int, s Stage, health []Found) []Alert {
-	best, d, ok := nearestTo(Middle(s), health)
-	if ok && d <= HealthRadius {
-		return nil
-	}
-	a := alert(CodeHealthServiceNoneNearby, SeverityNudge, i, "alert.health_service_none_nearby", words.Args{"day": i + 1})
-	if ok {
-		a.Action = navigate("action.nearest_health", best.Point)
-	}
-	return []Alert{a}
+	return noneNear(i, Middle(s), health, HealthRadius, CodeHealthServiceNoneNearby, "alert.health_service_none_nearby", "action.nearest_health")
 }
 
 // Cultural suggests up to three places to see within 500 m of a riding
