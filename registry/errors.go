@@ -215,12 +215,7 @@ const MaxQuote = 64
 
 // Clip cuts a caller's text at MaxQuote runes, for a field name that must
 // be named in a refusal but may be anything.
-func Clip(s string) string {
-	if r := []rune(s); len(r) > MaxQuote {
-		return string(r[:MaxQuote]) + "…"
-	}
-	return s
-}
+func Clip(s string) string { return clipTo(s, MaxQuote) }
 
 // Quote renders a caller's value for an error message, cut at MaxQuote runes.
 func Quote(s string) string {

@@ -100,10 +100,7 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 			if err != nil || method != "tools/list" || !ok {
 				return res, err
 			}
-			var p *registry.Principal
-			if extra := req.GetExtra(); extra != nil && extra.Header != nil {
-				p, _ = auth.Principal(ctx, registry.BearerCredential(extra.Header.Get("Authorization")))
-			}
+			p := f.principal(ctx, req)
 			kept := make([]*mcp.Tool, 0, len(list.Tools))
 			for _, t := range list.Tools {
 				if f.Callable(p, t.Name) {

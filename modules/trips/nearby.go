@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -159,15 +160,7 @@ func (t *Trips) nearby(ctx context.Context, c *registry.Call, in *NearbyInput) (
 			inside = append(inside, near{p, d})
 		}
 	}
-	slices.SortFunc(inside, func(a, b near) int {
-		switch {
-		case a.d < b.d:
-			return -1
-		case a.d > b.d:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(inside, func(a, b near) int { return cmp.Compare(a.d, b.d) })
 	out.TotalFound = len(inside)
 	out.CapReached = len(inside) > MaxNearby
 	for _, n := range inside[:min(len(inside), MaxNearby)] {

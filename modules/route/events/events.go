@@ -10,6 +10,7 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -82,15 +83,7 @@ func (f *Feed) Near(ctx context.Context, p geo.Point, radius float64, day time.T
 			found = append(found, near{e, d})
 		}
 	}
-	slices.SortStableFunc(found, func(a, b near) int {
-		switch {
-		case a.d < b.d:
-			return -1
-		case a.d > b.d:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(found, func(a, b near) int { return cmp.Compare(a.d, b.d) })
 	out := make([]Event, len(found))
 	for i, n := range found {
 		out[i] = n.e
