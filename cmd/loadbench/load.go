@@ -112,13 +112,7 @@ type result struct {
 
 func (r result) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
 
-func (r result) percentile(p float64) time.Duration {
-	if len(r.latencies) == 0 {
-		return 0
-	}
-	i := int(float64(len(r.latencies)) * p)
-	return r.latencies[min(i, len(r.latencies)-1)]
-}
+func (r result) percentile(p float64) time.Duration { return pct(r.latencies, p) }
 
 func (r result) cpuPerRequest() time.Duration {
 	if r.requests == 0 {

@@ -745,7 +745,7 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 			if err != nil {
 				return label, err
 			}
-			nv, ok := readVersion(r2.Header.Get("ETag"))
+			nv, ok := etag(r2.Header.Get("ETag"))
 			if !ok {
 				return label, fmt.Errorf("no version in the trip's ETag %q: %d", r2.Header.Get("ETag"), r2.StatusCode)
 			}
@@ -762,7 +762,7 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 		if err := status(c.conn, res, http.StatusOK, http.StatusAccepted); err != nil {
 			return label, err
 		}
-		if nv, ok := readVersion(res.Header.Get("ETag")); ok {
+		if nv, ok := etag(res.Header.Get("ETag")); ok {
 			c.versions[id] = nv
 		}
 		return label, staleErr
@@ -772,12 +772,6 @@ func (d *scaleDriver) one(c *scaleConn, op scaleOp) (string, error) {
 
 // readVersion reads the version of an ETag: "3", W/"3", or a read's
 // "3-<hash>".
-func readVersion(h string) (int64, bool) {
-	v, _, _ := strings.Cut(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), "-")
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
-}
-
 func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Duration, runs []*scaleRun) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "engine\ttrips\trow\treq/s\tp50 µs\tp99 µs\tCPU µs/req\tvs bare\tDB CPU µs/req\terrors\t")

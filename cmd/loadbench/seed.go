@@ -155,6 +155,8 @@ func (a api) settle(token, id string) (int64, error) {
 
 // etag reads a version from an ETag header ("3").
 func etag(h string) (int64, bool) {
-	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
-	return v, err == nil
+	// A tag may carry a suffix after the version ("3-…"): the version leads.
+	v, _, _ := strings.Cut(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), "-")
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
 }

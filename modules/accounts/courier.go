@@ -32,7 +32,6 @@ var inFlight atomic.Int64
 type courier struct {
 	once    sync.Once
 	work    chan linkRequest
-	pending atomic.Int64 // handed over and not yet delivered
 	workers sync.WaitGroup
 	mu      sync.RWMutex // held to send on work; Close takes it whole
 	closed  bool
@@ -55,7 +54,6 @@ func (a *Auth) handOver(ctx context.Context, email, next string) {
 				defer c.workers.Done()
 				for r := range c.work {
 					a.deliverLink(r.ctx, r.email, r.next)
-					c.pending.Add(-1)
 					inFlight.Add(-1)
 				}
 			}()
@@ -66,12 +64,10 @@ func (a *Auth) handOver(ctx context.Context, email, next string) {
 	if c.closed {
 		return
 	}
-	c.pending.Add(1)
 	inFlight.Add(1)
 	select {
 	case c.work <- linkRequest{ctx: context.WithoutCancel(ctx), email: email, next: SafeNext(next)}:
 	default:
-		c.pending.Add(-1)
 		inFlight.Add(-1)
 		a.log.ErrorContext(ctx, "too many sign-in links waiting to be mailed: a request was dropped; the person has to ask again")
 	}
@@ -119,10 +115,6 @@ func (a *Auth) RequestLinkBack(ctx context.Context, email, next string) *registr
 	a.handOver(ctx, email, next)
 	return nil
 }
-
-// Flush waits until every sign-in request this door handed over so far is
-// delivered (or ctx ends).
-func (a *Auth) Flush(ctx context.Context) error { return wait(ctx, &a.courier.pending) }
 
 // Settle waits until every sign-in request handed over in this process is
 // delivered (or ctx ends): for a test that reads the mail next, without a

@@ -299,7 +299,7 @@ func tokenName(c *client) string { return tokenNamePrefix + c.Name + " (" + c.ID
 // refresh tokens ends, and its access tokens are revoked.
 func (s *Server) withdraw(ctx context.Context, clientID, userID string) {
 	var families []string
-	_ = storage.Conn(ctx, s.db).NewSelect().Model((*refreshToken)(nil)).Column("family").
+	_ = storage.Conn(ctx, s.db).NewSelect().Model((*refreshToken)(nil)).Distinct().Column("family").
 		Where("client_id = ? AND user_id = ?", clientID, userID).Scan(ctx, &families)
 	for _, f := range families {
 		_ = s.auth.EndFamily(ctx, refreshTable, f)

@@ -55,7 +55,7 @@ func TestAReadIsKeptBesideAnotherTripsWrite(t *testing.T) {
 		{"nothing written", func() {}, true},
 		{"another trip written", func() { s.forget(other) }, true},
 		{"this trip written", func() { s.forget(id) }, false},
-		{"every trip written", func() { s.mu.Lock(); s.digests.clear(); s.forgets.forgotAll(); s.mu.Unlock() }, false},
+		{"every trip written", s.forgetAll, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { // not parallel: one store

@@ -129,11 +129,7 @@ type AlertGroups map[string][]AlertRecord
 
 // Value implements driver.Valuer.
 func (g AlertGroups) Value() (driver.Value, error) {
-	if g == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(map[string][]AlertRecord(g))
-	return string(b), err
+	return jsonValue(map[string][]AlertRecord(g), g == nil)
 }
 
 // Scan implements sql.Scanner. A column written before alerts were grouped

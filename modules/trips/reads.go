@@ -419,12 +419,15 @@ func (s *Store) forget(id string) {
 // changedAll forgets every digest once ctx's transaction commits: for the
 // writes that name no single trip (an account's trips deleted at once).
 func (s *Store) changedAll(ctx context.Context) {
-	storage.AfterCommit(ctx, func() {
-		s.mu.Lock()
-		s.digests.clear()
-		s.forgets.forgotAll()
-		s.mu.Unlock()
-	})
+	storage.AfterCommit(ctx, s.forgetAll)
+}
+
+// forgetAll forgets every remembered digest, and every read in flight.
+func (s *Store) forgetAll() {
+	s.mu.Lock()
+	s.digests.clear()
+	s.forgets.forgotAll()
+	s.mu.Unlock()
 }
 
 // readDigest reads trip id, its active share and the digest lines of its
