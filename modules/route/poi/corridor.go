@@ -94,6 +94,12 @@ func (s *Store) UpsertWays(ctx context.Context, chunks []WayChunk) error {
 	if len(chunks) == 0 {
 		return nil
 	}
+	return insertChunks(ctx, s.db, wayRows(chunks), "id", wayColumns[1:])
+}
+
+// wayRows converts chunks to rows, keeping the last of each id in the
+// position of its first, as dedupeByID does for places.
+func wayRows(chunks []WayChunk) []wayRow {
 	at := make(map[string]int, len(chunks))
 	rows := make([]wayRow, 0, len(chunks))
 	for _, c := range chunks {
@@ -109,20 +115,7 @@ func (s *Store) UpsertWays(ctx context.Context, chunks []WayChunk) error {
 		at[c.ID] = len(rows)
 		rows = append(rows, r)
 	}
-	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
-		for start := 0; start < len(rows); start += upsertChunk {
-			chunk := rows[start:min(start+upsertChunk, len(rows))]
-			_, err := storage.Conn(ctx, s.db).NewInsert().Model(&chunk).
-				On("CONFLICT (id) DO UPDATE").
-				Set("way_id = EXCLUDED.way_id").Set("kind = EXCLUDED.kind").Set("tile = EXCLUDED.tile").
-				Set("tags = EXCLUDED.tags").Set("points = EXCLUDED.points").Set("import_id = EXCLUDED.import_id").
-				Exec(ctx)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return rows
 }
 
 // Area is what one import covered.
@@ -134,11 +127,13 @@ type Area struct {
 	Places, WayChunks              int
 }
 
-// Cover records an import's area: its coverage tiles become its own (a
+// Cover records an import's area: what it kept aside (Filer) is filed in
+// the store in tile order, its coverage tiles become its own (a
 // tile imported again belongs to the last import), then every place and
 // way chunk of another import filed in those tiles is removed, so that
 // importing an area again replaces its data: what the new extract no
 // longer holds goes, nothing is listed twice. Places entered by hand stay.
+// It is one transaction: readers see the area's old data or its new data.
 func (s *Store) Cover(ctx context.Context, a Area) error {
 	now := time.Now().UTC()
 	type coverRow struct {
@@ -159,6 +154,9 @@ func (s *Store) Cover(ctx context.Context, a Area) error {
 	}
 	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
 		db := storage.Conn(ctx, s.db)
+		if err := fileStaged(ctx, db, a.ImportID); err != nil {
+			return err
+		}
 		rows := make([]coverRow, len(a.Tiles))
 		for i, t := range a.Tiles {
 			rows[i] = coverRow{Tile: t, ImportID: a.ImportID, ImportedAt: now}

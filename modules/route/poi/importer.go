@@ -183,8 +183,10 @@ func ImportFile(ctx context.Context, store Upserter, path string, override Forma
 // type> (relations are not read), in transactions of BatchSize. Files are
 // taken to hold current data: the visible flag of history files is not
 // read (OSM XML omits it outside them, which the scanner reads as false). It upserts
-// by id, so importing the same file again updates in place. Elements stored
-// before an error stay stored; Stats tells how far it went.
+// by id, so importing the same file again updates in place. A Filer (the
+// Store) receives the whole import at its end, in tile order, or nothing of
+// a failed one; a plain Upserter keeps the elements stored before an
+// error. Stats tells how far it went.
 func (im Importer) Import(ctx context.Context, store Upserter, r io.Reader, format Format) (Stats, error) {
 	if format != FormatXML && format != FormatPBF {
 		return Stats{}, fmt.Errorf("%w: %q", ErrUnknownFormat, format)
@@ -216,35 +218,48 @@ func (im Importer) Import(ctx context.Context, store Upserter, r io.Reader, form
 	run := &importRun{Importer: im, ctx: ctx, store: store, format: format, now: time.Now().UTC(),
 		stats: Stats{ByType: map[string]int{}}, importID: newImportID(), covered: newTileSet(), tags: map[string]Tags{}}
 	run.wayStore, _ = store.(WayUpserter)
-	if err := run.readWays(rs); err != nil {
+	run.filer, _ = store.(Filer)
+	if err := run.passes(rs, start); err != nil {
+		if run.filer != nil {
+			// what was read stays out of the store, even when ctx ended
+			err = errors.Join(err, run.filer.DropStaged(context.WithoutCancel(ctx), run.importID))
+		}
 		return run.result(), err
+	}
+	return run.result(), nil
+}
+
+// passes reads the file from start, as Import says, and stores what it
+// read.
+func (run *importRun) passes(rs io.ReadSeeker, start int64) error {
+	if err := run.readWays(rs); err != nil {
+		return err
 	}
 	if _, err := rs.Seek(start, io.SeekStart); err != nil {
-		return run.result(), err
+		return err
 	}
 	if err := run.readNodes(rs); err != nil {
-		return run.result(), err
+		return err
 	}
 	if err := run.storeWays(); err != nil {
-		return run.result(), err
+		return err
 	}
 	if run.wayStore != nil && run.waitingRoads > 0 {
 		// The third pass: the ways ridden again, filed on their nodes.
 		if _, err := rs.Seek(start, io.SeekStart); err != nil {
-			return run.result(), err
+			return err
 		}
 		if err := run.storeRoads(rs); err != nil {
-			return run.result(), err
+			return err
 		}
 	}
 	if err := run.flush(); err != nil {
-		return run.result(), err
+		return err
 	}
 	if err := run.flushChunks(); err != nil {
-		return run.result(), err
+		return err
 	}
-	err = run.cover()
-	return run.result(), err
+	return run.cover()
 }
 
 // seekable returns r when it can seek, or a temporary copy of it.
@@ -289,6 +304,7 @@ type importRun struct {
 
 	importID string
 	wayStore WayUpserter  // nil: the store keeps no ways
+	filer    Filer        // nil: rows go straight to the store
 	refs     []osm.NodeID // the waiting roads' nodes, until the index takes them
 	// waitingRoads counts the roads waiting for their nodes, filed by a
 	// third pass over the ways; overLimit are those refused by MaxWayNodes.
@@ -538,7 +554,11 @@ func (run *importRun) flushChunks() error {
 	if len(run.chunks) == 0 || run.wayStore == nil {
 		return nil
 	}
-	if err := run.wayStore.UpsertWays(run.ctx, run.chunks); err != nil {
+	put := run.wayStore.UpsertWays
+	if run.filer != nil {
+		put = run.filer.StageWays
+	}
+	if err := put(run.ctx, run.chunks); err != nil {
 		return fmt.Errorf("poi: store a batch of ways: %w", err)
 	}
 	run.stats.Batches++
@@ -636,8 +656,8 @@ func (run *importRun) shared(tags Tags) Tags {
 func (run *importRun) cover() error {
 	c, ok := run.store.(Coverer)
 	tiles := run.covered.tiles()
-	if !ok || len(tiles) == 0 {
-		return nil
+	if !ok || (len(tiles) == 0 && run.filer == nil) {
+		return nil // a Filer's Cover also files what was kept aside
 	}
 	run.stats.CoverageTiles = len(tiles)
 	minLat, minLon, maxLat, maxLon := corridor.CoarseBounds(tiles)
@@ -745,7 +765,11 @@ func (run *importRun) flush() error {
 	if len(run.batch) == 0 {
 		return nil
 	}
-	if err := run.store.Upsert(run.ctx, run.batch); err != nil {
+	put := run.store.Upsert
+	if run.filer != nil {
+		put = run.filer.StagePlaces
+	}
+	if err := put(run.ctx, run.batch); err != nil {
 		return fmt.Errorf("poi: store a batch: %w", err)
 	}
 	run.stats.Batches++

@@ -80,30 +80,7 @@ func (s *Store) Upsert(ctx context.Context, pois []POI) error {
 	if len(pois) == 0 {
 		return nil
 	}
-	rows := dedupeByID(pois)
-	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
-		for start := 0; start < len(rows); start += upsertChunk {
-			chunk := rows[start:min(start+upsertChunk, len(rows))]
-			_, err := storage.Conn(ctx, s.db).NewInsert().Model(&chunk).
-				On("CONFLICT (id) DO UPDATE").
-				Set("source = EXCLUDED.source").
-				Set("osm_type = EXCLUDED.osm_type").
-				Set("osm_id = EXCLUDED.osm_id").
-				Set("name = EXCLUDED.name").
-				Set("category = EXCLUDED.category").
-				Set("lat = EXCLUDED.lat").
-				Set("lon = EXCLUDED.lon").
-				Set("tags = EXCLUDED.tags").
-				Set("imported_at = EXCLUDED.imported_at").
-				Set("tile = EXCLUDED.tile").
-				Set("import_id = EXCLUDED.import_id").
-				Exec(ctx)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return insertChunks(ctx, s.db, dedupeByID(pois), "id", placeColumns[1:])
 }
 
 // dedupeByID converts pois to rows, keeping the last of each id in the
