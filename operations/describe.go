@@ -144,6 +144,12 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 	}
 	problem(http.StatusUnprocessableEntity, "An argument is not published, missing or out of range; every field is named.")
 	problem(http.StatusInternalServerError, "An internal error; nothing is shown of it.")
+	// Any call meets a store that is down; some meet a server at capacity
+	// (as many uploads as it reads at once): both say when to come back.
+	problem(http.StatusServiceUnavailable, "A service the server depends on is down, or the server is at capacity for this call; send it again after Retry-After.")
+	hop.Responses[strconv.Itoa(http.StatusServiceUnavailable)].Headers = map[string]*huma.Param{
+		"Retry-After": {Description: "Seconds to wait.", Schema: &huma.Schema{Type: "integer"}},
+	}
 	if op.RateLimit.Refuses() {
 		problem(http.StatusTooManyRequests, "Too many calls; see Retry-After, RateLimit-Policy and RateLimit.")
 		hop.Responses[strconv.Itoa(http.StatusTooManyRequests)].Headers = map[string]*huma.Param{

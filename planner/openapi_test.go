@@ -152,6 +152,14 @@ func TestOpenAPISaysWhatTheServerSends(t *testing.T) {
 		}
 	}
 
+	// An upload past the slots is refused with 503 and Retry-After
+	// (TestUploadSlots); every call may meet a store that is down.
+	for _, path := range []string{"/trips/gpx-upload", "/trips"} {
+		unavailable := response(t, operation(t, doc, "POST", path), http.StatusServiceUnavailable)
+		require.Contains(t, unavailable["headers"], "Retry-After", path)
+		require.Contains(t, unavailable["content"], "application/problem+json", path)
+	}
+
 	events := operation(t, doc, "GET", "/trips/{id}/events")
 	stream := response(t, events, http.StatusOK)["content"].(map[string]any)["text/event-stream"].(map[string]any)["schema"].(map[string]any)["description"].(string)
 	for _, ev := range (trips.EventStream{}).EventTypes() {
