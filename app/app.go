@@ -265,6 +265,7 @@ func provideAPI(p Product, cfg config.Config) *HTTP {
 
 type chainParams struct {
 	fx.In
+	Lc       fx.Lifecycle
 	Cfg      config.Config
 	Log      *slog.Logger
 	DB       *bun.DB
@@ -300,7 +301,13 @@ func provideChain(p chainParams) (*guards.Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ch.WithObserver(p.Observed), nil
+	// Drawn or read once the migrations ran, so that no call waits for it.
+	keys := &guardstore.InputKeys{DB: db}
+	p.Lc.Append(fx.Hook{OnStart: func(ctx context.Context) error {
+		_, err := keys.Key(ctx)
+		return err
+	}})
+	return ch.WithObserver(p.Observed).WithInputSeal(guards.InputSeal{Keys: keys}), nil
 }
 
 // Server is the running application: the registry, both faces and the

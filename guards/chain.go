@@ -27,6 +27,7 @@ type Guard interface {
 type Chain struct {
 	guards   []Guard
 	observer Observer
+	seal     InputSeal // input.go
 }
 
 // Observer is told what the chain decided, for metrics. Its methods must be
@@ -109,7 +110,7 @@ func (ch *Chain) step(i int) Next {
 				return ch.check(ctx, c, g, j)
 			}
 		}
-		return handle(ctx, c)
+		return ch.handle(ctx, c) // input.go
 	}
 }
 
@@ -156,13 +157,3 @@ func (ch *Chain) Recheck(ctx context.Context, c *registry.Call) error {
 	return run(ctx, &probe)
 }
 
-// handle is the end of every chain: the module's own code.
-func handle(ctx context.Context, c *registry.Call) error {
-	c.Handling = true
-	out, err := c.Op.Handle(ctx, c)
-	if err != nil {
-		return err
-	}
-	c.Output = out
-	return nil
-}

@@ -565,6 +565,15 @@ type Call struct {
 	// LastEventID is the id of the last event a reconnecting stream
 	// received (Last-Event-ID), as sent: a stream resumes after it.
 	LastEventID string
+	// Askable are the kinds of input the face can ask this caller for
+	// (CanAsk); InputAnswers are the caller's answers to an earlier
+	// InputNeeded, by key, untrusted; SentState is the sealed state it
+	// sent back, as sent, and InputState the handler's state once the
+	// chain verified it (empty otherwise).
+	Askable      map[InputKind]bool
+	InputAnswers map[string]InputAnswer
+	SentState    string
+	InputState   string
 
 	Input    any    // decoded *I, set by the arguments guard
 	Previous Record // set by read: the stored record, never modified

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -430,9 +431,10 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			c.Progresser = progressOf{session: req.Session, token: tok}
 		}
 		inBand := c.Op.Confirm.Asks() && asksInBand(req)
+		c.Askable, c.InputAnswers = askable(req), answersOf(req.Params.InputResponses) // input.go
 		switch {
 		case inBand:
-			confirmation(req, c)
+			confirmation(req, c) // the requestState is the confirmation's token
 		case c.Op.Confirm.Asks() && req.Session != nil && revision(req) < Revision20260728:
 			// A session that can still carry a server request (not the
 			// stateless HTTP endpoint, whose older clients declare nothing).
@@ -440,8 +442,16 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 				c.Asker = elicitation{session: req.Session}
 			}
 		}
+		if !inBand {
+			c.SentState = req.Params.RequestState // a handler's own state, sealed by the chain
+		}
 		err := f.chain.Run(ctx, c)
+		var asked *registry.InputRequired
 		switch {
+		case errors.As(err, &asked):
+			return inputRequests(asked), nil
+		case stateRefused(err) != nil:
+			return nil, stateRefused(err)
 		case err != nil:
 			return f.errorResult(ctx, c, err), nil
 		case c.Confirmation != nil && inBand:

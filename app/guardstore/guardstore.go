@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -158,4 +159,61 @@ func (s Confirmations) Purge(ctx context.Context) (int64, error) {
 func hash(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
+}
+
+type frameworkKey struct {
+	bun.BaseModel `bun:"table:framework_keys"`
+
+	Name      string    `bun:"name,pk"`
+	Secret    string    `bun:"secret"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// InputKeys implements guards.InputKeys: the key is drawn at random by the
+// first replica that needs it and read by every other from the database,
+// then kept in memory.
+type InputKeys struct {
+	DB *bun.DB
+
+	mu  sync.Mutex
+	key []byte
+}
+
+var _ guards.InputKeys = (*InputKeys)(nil)
+
+// inputKeyName names the seal's key among the framework's keys.
+const inputKeyName = "input-state"
+
+// Key returns the shared key, reading it (or drawing it, the first time
+// any replica does) outside any transaction of ctx.
+func (k *InputKeys) Key(ctx context.Context) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key != nil {
+		return k.key, nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	var row frameworkKey
+	err := k.DB.NewSelect().Model(&row).Where("name = ?", inputKeyName).Scan(ctx)
+	if storage.NoRows(err) {
+		secret := make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return nil, err
+		}
+		drawn := frameworkKey{Name: inputKeyName, Secret: hex.EncodeToString(secret), CreatedAt: time.Now().UTC()}
+		if _, err := k.DB.NewInsert().Model(&drawn).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
+			return nil, err
+		}
+		// Another replica may have drawn it first: theirs is the key.
+		err = k.DB.NewSelect().Model(&row).Where("name = ?", inputKeyName).Scan(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := hex.DecodeString(row.Secret)
+	if err != nil {
+		return nil, err
+	}
+	k.key = key
+	return key, nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
@@ -288,5 +289,35 @@ func TestConfirmationTokens(t *testing.T) {
 		expired, _, err := s.Issue(ctx, "u1", "records.delete", "digest-a", -time.Second)
 		require.NoError(t, err)
 		require.ErrorIs(t, s.Consume(ctx, expired, "u1", "records.delete", "digest-a"), guards.ErrTokenRefused, "expired")
+	})
+}
+
+// TestReplicasShareTheInputKey: replicas on one database seal with one key,
+// drawn by the first that asks, even when they ask at once.
+func TestReplicasShareTheInputKey(t *testing.T) {
+	t.Parallel()
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		replicas := make([]*guardstore.InputKeys, 4)
+		keys := make([][]byte, len(replicas))
+		var wg sync.WaitGroup
+		for i := range replicas {
+			replicas[i] = &guardstore.InputKeys{DB: db}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				k, err := replicas[i].Key(ctx)
+				assert.NoError(t, err)
+				keys[i] = k
+			}()
+		}
+		wg.Wait()
+		require.Len(t, keys[0], 32)
+		for _, k := range keys[1:] {
+			require.Equal(t, keys[0], k)
+		}
+		restarted, err := (&guardstore.InputKeys{DB: db}).Key(ctx)
+		require.NoError(t, err)
+		require.Equal(t, keys[0], restarted, "a replica started later reads the same key")
 	})
 }

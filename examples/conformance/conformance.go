@@ -182,6 +182,7 @@ func Declare(reg *registry.Registry) {
 	fixture(reg, "test_logging_tool", "logging", "Answers a plain result and logs nothing.",
 		fixed(text("nothing was logged")))
 	declareProgress(reg)
+	declareInput(reg) // input.go
 	declareJobs(reg)
 	declarePrompts(reg)
 }

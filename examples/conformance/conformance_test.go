@@ -37,6 +37,12 @@ var served = []string{
 	// and greet.
 	"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields",
 	"tasks-request-state-removal", "tasks-request-headers", "tasks-status-notifications",
+	// Multi round-trip requests asked by the handlers (input.go).
+	"input-required-result-basic-elicitation", "input-required-result-basic-sampling",
+	"input-required-result-basic-list-roots", "input-required-result-request-state",
+	"input-required-result-multiple-input-requests", "input-required-result-multi-round",
+	"input-required-result-tampered-state", "input-required-result-capability-check",
+	"input-required-result-result-type",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at
@@ -82,7 +88,10 @@ func TestKit(t *testing.T) {
 	}}
 	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
 		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool",
-		"test_tool_with_progress"} {
+		"test_tool_with_progress", "test_input_required_result_elicitation", "test_input_required_result_sampling",
+		"test_input_required_result_list_roots", "test_input_required_result_request_state",
+		"test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
+		"test_input_required_result_multi_round", "test_input_required_result_capabilities"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
 	}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)

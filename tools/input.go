@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn.dev/cairn/registry"
+)
+
+// askable are the kinds of input a call can be asked for in its answer (a
+// multi round-trip request): those the client declared in this request's
+// capabilities, at 2026-07-28. Older revisions are served statelessly, where
+// a server request has no way back: nothing is askable there. A roots
+// capability is told by its listChanged flag, the one field the SDK keeps.
+func askable(req *mcp.CallToolRequest) map[registry.InputKind]bool {
+	if revision(req) < Revision20260728 {
+		return nil
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil {
+		return nil
+	}
+	return map[registry.InputKind]bool{
+		registry.InputForm:   caps.Elicitation != nil,
+		registry.InputSample: caps.Sampling != nil,
+		registry.InputRoots:  caps.Roots.ListChanged || caps.RootsV2 != nil,
+	}
+}
+
+// answersOf are the client's answers as the call reads them.
+func answersOf(responses mcp.InputResponseMap) map[string]registry.InputAnswer {
+	if len(responses) == 0 {
+		return nil
+	}
+	out := make(map[string]registry.InputAnswer, len(responses))
+	for key, r := range responses {
+		switch r := r.(type) {
+		case *mcp.ElicitResult:
+			out[key] = registry.InputAnswer{Kind: registry.InputForm, Action: r.Action, Values: r.Content}
+		case *mcp.CreateMessageWithToolsResult:
+			out[key] = registry.InputAnswer{Kind: registry.InputSample, Text: samplingText(r.Content)}
+		case *mcp.CreateMessageResult:
+			out[key] = registry.InputAnswer{Kind: registry.InputSample, Text: samplingText([]mcp.Content{r.Content})}
+		case *mcp.ListRootsResult:
+			a := registry.InputAnswer{Kind: registry.InputRoots}
+			for _, root := range r.Roots {
+				if root != nil {
+					a.Roots = append(a.Roots, root.URI)
+				}
+			}
+			out[key] = a
+		}
+	}
+	return out
+}
+
+func samplingText(cs []mcp.Content) string {
+	var s string
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			s += t.Text
+		}
+	}
+	return s
+}
+
+// inputRequests answers a handler's request for input as a multi
+// round-trip result: each request under its key, and the sealed state.
+func inputRequests(ir *registry.InputRequired) *mcp.CallToolResult {
+	reqs := make(mcp.InputRequestMap, len(ir.Requests))
+	for key, r := range ir.Requests {
+		switch r.Kind {
+		case registry.InputForm:
+			schema := r.Schema
+			if schema == nil {
+				schema = map[string]any{"type": "object", "properties": map[string]any{}}
+			}
+			reqs[key] = &mcp.ElicitParams{Message: r.Message, RequestedSchema: schema}
+		case registry.InputSample:
+			reqs[key] = &mcp.CreateMessageParams{MaxTokens: int64(max(r.MaxTokens, 1)),
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: r.Message}}}}
+		case registry.InputRoots:
+			reqs[key] = &mcp.ListRootsParams{}
+		}
+	}
+	return &mcp.CallToolResult{InputRequests: reqs, RequestState: ir.State}
+}
+
+// stateRefused is the JSON-RPC answer to a requestState that is not one the
+// server sealed for this call: a protocol error, not a tool's.
+func stateRefused(err error) error {
+	var e *registry.Error
+	if !errors.As(err, &e) || e != registry.ErrInputState {
+		return nil
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Detail}
+}
