@@ -156,4 +156,3 @@ func (ch *Chain) Recheck(ctx context.Context, c *registry.Call) error {
 	}
 	return run(ctx, &probe)
 }
-

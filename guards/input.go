@@ -146,3 +146,15 @@ func (ch *Chain) WithInputSeal(s InputSeal) *Chain {
 	cp.seal = s
 	return &cp
 }
+
+// SealInput seals state for c as the chain seals a handler's: for what
+// asks outside an operation's chain (a prompt), c naming the caller, an
+// operation id of its own and the arguments.
+func (ch *Chain) SealInput(ctx context.Context, c *registry.Call, state string) (string, error) {
+	return ch.seal.seal(ctx, c, state)
+}
+
+// OpenInput opens what SealInput sealed for c, or registry.ErrInputState.
+func (ch *Chain) OpenInput(ctx context.Context, c *registry.Call, sealed string) (string, error) {
+	return ch.seal.open(ctx, c, sealed)
+}

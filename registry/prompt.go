@@ -21,6 +21,28 @@ type Prompt struct {
 	// required one present, none beyond the declared: the face refuses
 	// the rest, naming them). A *Error it returns is answered as itself.
 	Render func(ctx context.Context, args map[string]string) ([]Message, error)
+	// Asking, when set, renders in place of Render a prompt that may ask
+	// its caller for input first, as a tool's handler does: it returns
+	// *InputNeeded to ask, and in holds what the client can answer, its
+	// answers and the state sealed for this prompt, caller and arguments.
+	Asking func(ctx context.Context, args map[string]string, in PromptInput) ([]Message, error)
+}
+
+// PromptInput is what a prompt that asks sees of its caller's input: as
+// Call.CanAsk, Call.Answer and Call.InputState see it for an operation.
+type PromptInput struct {
+	Askable map[InputKind]bool
+	Answers map[string]InputAnswer
+	State   string
+}
+
+// CanAsk reports whether the caller can be asked for input of kind.
+func (in PromptInput) CanAsk(kind InputKind) bool { return in.Askable[kind] }
+
+// Answer is the caller's answer to the input request key.
+func (in PromptInput) Answer(key string) (InputAnswer, bool) {
+	a, ok := in.Answers[key]
+	return a, ok
 }
 
 // PromptArgument is one argument of a Prompt.
@@ -79,8 +101,11 @@ func (r *Registry) promptProblems() []string {
 		case p.Scope != Public && r.ScopeAccess(p.Scope) == accessUndeclared:
 			add("scope %s is not in the vocabulary: declare it with DeclareScope", p.Scope)
 		}
-		if p.Render == nil {
-			add("no Render")
+		switch {
+		case p.Render == nil && p.Asking == nil:
+			add("no Render (or Asking)")
+		case p.Render != nil && p.Asking != nil:
+			add("both Render and Asking: a prompt renders one way")
 		}
 		args := map[string]bool{}
 		for _, a := range p.Arguments {

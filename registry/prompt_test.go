@@ -13,6 +13,9 @@ import (
 func TestCheckJudgesPrompts(t *testing.T) {
 	t.Parallel()
 	render := func(context.Context, map[string]string) ([]registry.Message, error) { return nil, nil }
+	asking := func(context.Context, map[string]string, registry.PromptInput) ([]registry.Message, error) {
+		return nil, nil
+	}
 	good := func() registry.Prompt {
 		return registry.Prompt{Name: "plan_a_day", Description: "Plan a day.", Scope: "lists:read", Render: render,
 			Arguments: []registry.PromptArgument{{Name: "day", Description: "Which day.", Required: true}}}
@@ -29,6 +32,8 @@ func TestCheckJudgesPrompts(t *testing.T) {
 		{"no scope", func(p *registry.Prompt) { p.Scope = "" }, "prompt plan_a_day: scope is not declared"},
 		{"a scope outside the vocabulary", func(p *registry.Prompt) { p.Scope = "maps:read" }, "scope maps:read is not in the vocabulary"},
 		{"no render", func(p *registry.Prompt) { p.Render = nil }, "prompt plan_a_day: no Render"},
+		{"asking in place of render", func(p *registry.Prompt) { p.Render, p.Asking = nil, asking }, ""},
+		{"render and asking both", func(p *registry.Prompt) { p.Asking = asking }, "both Render and Asking"},
 		{"an argument twice", func(p *registry.Prompt) { p.Arguments = append(p.Arguments, p.Arguments[0]) }, `argument "day" is unnamed or declared twice`},
 		{"an argument without words", func(p *registry.Prompt) { p.Arguments[0].Description = "" }, "argument day has no description"},
 	}

@@ -431,7 +431,7 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 			c.Progresser = progressOf{session: req.Session, token: tok}
 		}
 		inBand := c.Op.Confirm.Asks() && asksInBand(req)
-		c.Askable, c.InputAnswers = askable(req), answersOf(req.Params.InputResponses) // input.go
+		c.Askable, c.InputAnswers = askable(revision(req), req.ClientCapabilities()), answersOf(req.Params.InputResponses) // input.go
 		switch {
 		case inBand:
 			confirmation(req, c) // the requestState is the confirmation's token

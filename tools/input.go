@@ -14,12 +14,8 @@ import (
 // capabilities, at 2026-07-28. Older revisions are served statelessly, where
 // a server request has no way back: nothing is askable there. A roots
 // capability is told by its listChanged flag, the one field the SDK keeps.
-func askable(req *mcp.CallToolRequest) map[registry.InputKind]bool {
-	if revision(req) < Revision20260728 {
-		return nil
-	}
-	caps := req.ClientCapabilities()
-	if caps == nil {
+func askable(version string, caps *mcp.ClientCapabilities) map[registry.InputKind]bool {
+	if version < Revision20260728 || caps == nil {
 		return nil
 	}
 	return map[registry.InputKind]bool{

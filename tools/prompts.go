@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -58,7 +59,20 @@ func (f *Face) promptHandler(p registry.Prompt) mcp.PromptHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 				Message: "prompt " + p.Name + ": " + strings.Join(bad, "; ")}
 		}
-		msgs, err := p.Render(ctx, args)
+		var msgs []registry.Message
+		var err error
+		if p.Asking != nil {
+			var asked *registry.InputRequired
+			msgs, err = f.renderAsking(ctx, req, p)
+			if errors.As(err, &asked) {
+				return &mcp.GetPromptResult{InputRequests: inputRequests(asked).InputRequests, RequestState: asked.State}, nil
+			}
+		} else {
+			msgs, err = p.Render(ctx, args)
+		}
+		if refused := stateRefused(err); refused != nil {
+			return nil, refused
+		}
 		if err != nil {
 			var e *registry.Error
 			if errors.As(err, &e) && e.Kind != registry.KindInternal {
@@ -73,6 +87,36 @@ func (f *Face) promptHandler(p registry.Prompt) mcp.PromptHandler {
 		}
 		return out, nil
 	}
+}
+
+// renderAsking renders a prompt that may ask its caller for input: the
+// state it sends back is opened, and the state it asks with sealed, for
+// this caller, this prompt and these arguments, as the chain does for a
+// tool's handler.
+func (f *Face) renderAsking(ctx context.Context, req *mcp.GetPromptRequest, p registry.Prompt) ([]registry.Message, error) {
+	raw := make(map[string]json.RawMessage, len(req.Params.Arguments))
+	for k, v := range req.Params.Arguments {
+		raw[k], _ = json.Marshal(v)
+	}
+	c := &registry.Call{Face: registry.FaceMCP, Op: &registry.Operation{ID: "prompt." + p.Name},
+		Principal: f.principal(ctx, req), Args: raw}
+	in := registry.PromptInput{Askable: askable(req.ProtocolVersion(), req.ClientCapabilities()), Answers: answersOf(req.Params.InputResponses)}
+	if sent := req.Params.RequestState; sent != "" {
+		state, err := f.chain.OpenInput(ctx, c, sent)
+		if err != nil {
+			return nil, err
+		}
+		in.State = state
+	}
+	msgs, err := p.Asking(ctx, req.Params.Arguments, in)
+	if need, ok := registry.AsInputNeeded(err); ok {
+		sealed, err := f.chain.SealInput(ctx, c, need.State)
+		if err != nil {
+			return nil, registry.Internal(err)
+		}
+		return nil, registry.NewInputRequired(need, sealed)
+	}
+	return msgs, err
 }
 
 // promptArgumentProblems names each required argument missing and each

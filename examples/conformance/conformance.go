@@ -220,6 +220,19 @@ func declarePrompts(reg *registry.Registry) {
 			return []registry.Message{say(resource(args["resourceUri"], "Embedded resource content for testing.")),
 				say(text("Please process the embedded resource above."))}, nil
 		}})
+	reg.DeclarePrompt(registry.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks its context first.", Scope: ScopePrompts,
+		Asking: func(_ context.Context, _ map[string]string, in registry.PromptInput) ([]registry.Message, error) {
+			if a, ok := in.Answer("user_context"); ok && a.Accepted() {
+				if context, ok := a.Values["context"].(string); ok {
+					return []registry.Message{say(text("Answer within this context: " + context))}, nil
+				}
+			}
+			if !in.CanAsk(registry.InputForm) {
+				return []registry.Message{say(text("Answer within no particular context."))}, nil
+			}
+			return nil, &registry.InputNeeded{Requests: map[string]registry.InputRequest{
+				"user_context": form("What context should the prompt use?", "context")}}
+		}})
 }
 
 // declareProgress declares test_tool_with_progress: three steps of work

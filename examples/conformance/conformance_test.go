@@ -42,7 +42,7 @@ var served = []string{
 	"input-required-result-basic-list-roots", "input-required-result-request-state",
 	"input-required-result-multiple-input-requests", "input-required-result-multi-round",
 	"input-required-result-tampered-state", "input-required-result-capability-check",
-	"input-required-result-result-type",
+	"input-required-result-result-type", "input-required-result-non-tool-request",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at
