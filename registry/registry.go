@@ -21,10 +21,11 @@ import (
 // Every guard field must be written: the zero value means "not declared" and
 // is refused when the registry is checked at start-up.
 type Op[I, O any] struct {
-	ID           string   // <module>.<action>
-	Summary      string   // one line for the OpenAPI document
-	HTTP         Route    // where it answers on HTTP
-	Tool         ToolSpec // the MCP tool, or why it is not one
+	ID           string       // <module>.<action>
+	Summary      string       // one line for the OpenAPI document
+	HTTP         Route        // where it answers on HTTP
+	Tool         ToolSpec     // the MCP tool, or why it is not one
+	Resource     ResourceSpec // a read served as an MCP resource instead (Tool unwritten)
 	Scope        Scope
 	Owner        OwnerRule
 	RateLimit    RateRule
@@ -54,6 +55,7 @@ type Operation struct {
 	Summary      string
 	HTTP         Route
 	Tool         ToolSpec
+	Resource     ResourceSpec
 	Scope        Scope
 	Owner        OwnerRule
 	RateLimit    RateRule
@@ -129,7 +131,7 @@ func (o *Operation) VariableNoun(v string) string {
 func Add[I, O any](reg *Registry, op Op[I, O]) {
 	handle, merge := op.Handle, op.Merge
 	o := &Operation{
-		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope,
+		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Resource: op.Resource, Scope: op.Scope,
 		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
 		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
 		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals,
@@ -361,8 +363,10 @@ func (r *Registry) Check() error {
 				add(o, "tool name %s is already used by %s", o.Tool.Name, other.ID)
 			}
 			tools[o.Tool.Name] = o
+		case o.Resource.IsResource():
+			// resourceProblems judges it.
 		case motiveNames[o.Tool.Motive] == "":
-			add(o, "neither a tool nor an exclusion motive is declared")
+			add(o, "neither a tool, a resource nor an exclusion motive is declared")
 		}
 		switch {
 		case o.Scope == "":
@@ -443,6 +447,7 @@ func (r *Registry) Check() error {
 	}
 	problems = append(problems, routeProblems(r.Operations())...)
 	problems = append(problems, viewProblems(r.Operations())...)
+	problems = append(problems, resourceProblems(r.Operations())...)
 	problems = append(problems, r.promptProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))

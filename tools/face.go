@@ -51,7 +51,10 @@ type Face struct {
 	tasks   TaskStore                  // nil: no call becomes a task
 	locales *registry.Locales          // locale.go
 	prompts map[string]registry.Prompt // prompts.go
-	auth    *guards.Authenticate       // resolves tokens outside the chain (ListCallable)
+	// resources are the operations served as resources, by declared URI
+	// (resources.go).
+	resources map[string]*registry.Operation
+	auth      *guards.Authenticate // resolves tokens outside the chain (ListCallable)
 }
 
 // New returns the MCP face adding tools to server.
@@ -80,13 +83,15 @@ func (f *Face) Mount(reg *registry.Registry) {
 	}
 	f.mountViews(reg)
 	f.mountPrompts(reg)
+	f.mountResources(reg)
 }
 
 // ListCallable makes tools/list answer only the tools the caller's token
 // may call (a read-only token lists only the reads): a model pays for every
 // tool listed, and one it cannot call only earns it a refusal. The token is
 // resolved by the same Authenticator the authenticate guard uses. The
-// prompts are offered the same way (prompts.go).
+// prompts and the resources are offered the same way (prompts.go,
+// resources.go).
 func (f *Face) ListCallable(tokens guards.Authenticator) {
 	auth := guards.Authenticate{Tokens: tokens}
 	f.auth = &auth
@@ -95,6 +100,9 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 			res, err := next(ctx, method, req)
 			if prompts, ok := res.(*mcp.ListPromptsResult); ok && err == nil {
 				return f.keepGettable(ctx, req, prompts), nil
+			}
+			if err == nil && (method == "resources/list" || method == "resources/templates/list") {
+				return f.keepReadable(ctx, req, res), nil
 			}
 			list, ok := res.(*mcp.ListToolsResult)
 			if err != nil || method != "tools/list" || !ok {
@@ -122,11 +130,16 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 func (f *Face) Callable(p *registry.Principal, tool string) bool {
 	ops := f.ops[tool]
 	for _, op := range ops {
-		if op.Scope != registry.Public && (p == nil || guards.Scope{}.Refusal(p, op) != nil) {
+		if !f.callable(p, op) {
 			return false
 		}
 	}
 	return len(ops) > 0
+}
+
+// callable reports whether the scope guard lets p call op.
+func (f *Face) callable(p *registry.Principal, op *registry.Operation) bool {
+	return op.Scope == registry.Public || (p != nil && guards.Scope{}.Refusal(p, op) == nil)
 }
 
 // marshalledOnce is a schema as the JSON it will always be sent as.

@@ -5,8 +5,9 @@
 // both revisions) and not a bare SDK server.
 //
 // It declares the fixtures whose answers are content of their own (text,
-// an image, a sound, embedded resources), a tool error, and the tasks
-// extension's greet (never a task) and background jobs (jobs.go).
+// an image, a sound, embedded resources), a tool error, the tasks
+// extension's greet (never a task) and background jobs (jobs.go), and the
+// resources a client reads (resources.go).
 package conformance
 
 import (
@@ -184,6 +185,7 @@ func Declare(reg *registry.Registry) {
 	declareProgress(reg)
 	declareJobs(reg)
 	declarePrompts(reg)
+	declareResources(reg)
 }
 
 // declarePrompts declares the suite's prompts: a text, one with

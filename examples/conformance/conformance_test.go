@@ -32,6 +32,7 @@ var served = []string{
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
 	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	"resources-read-text", "resources-read-binary", "resources-templates-read",
 	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
@@ -82,8 +83,11 @@ func TestKit(t *testing.T) {
 	}}
 	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
 		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool",
-		"test_tool_with_progress"} {
+		"test_tool_with_progress", "static_text", "static_binary"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
 	}
+	fx["fixtures.template_data"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": conformance.TemplateIDs[0]}}
+	}}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
 }

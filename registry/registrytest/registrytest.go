@@ -81,8 +81,8 @@ var Rules = []Rule{
 		return ""
 	}},
 	{"exclusion-motive", func(op *registry.Operation) string {
-		if !op.Tool.IsTool() && op.Tool.Motive.String() == "none" {
-			return "neither a tool nor exactly one exclusion motive"
+		if !op.Tool.IsTool() && !op.Resource.IsResource() && op.Tool.Motive.String() == "none" {
+			return "neither a tool, a resource nor exactly one exclusion motive"
 		}
 		return ""
 	}},
