@@ -40,6 +40,12 @@ type Op[I, O any] struct {
 	Dispatches   bool   // starts background work; never idempotent-hinted
 	Paging       Paging // a listing's page sizes (registry.Paged); its input embeds PageInput, its output PageInfo
 	Record       any    // a typed nil of the record a write changes; its fields bound the arguments
+	// InputSchema states the input's JSON Schema verbatim, for a schema
+	// its Go type cannot say (2020-12 composition, conditionals, anchors):
+	// the MCP face publishes it as it is and the arguments guard judges
+	// the arguments against it on both faces, before they are decoded
+	// into I. Nil: the schema is I's.
+	InputSchema json.RawMessage
 	// Refusals are the refusals Handle (or Merge) itself may answer beyond
 	// the guards' own, such as a business rule's 409: the HTTP face
 	// documents each under its status, with its code.
@@ -69,8 +75,9 @@ type Operation struct {
 	Hints        Hints
 	Dispatches   bool
 	Paging       Paging
-	RecordType   reflect.Type // nil when the operation writes no record
-	Refusals     []*Error     // what the handler itself may refuse with (Op.Refusals)
+	RecordType   reflect.Type    // nil when the operation writes no record
+	Refusals     []*Error        // what the handler itself may refuse with (Op.Refusals)
+	InputSchema  json.RawMessage // the stated input schema (Op.InputSchema); nil for none
 	Handle       func(ctx context.Context, c *Call) (any, error)
 
 	InputType  reflect.Type // the Go type both faces publish the schema of
@@ -134,7 +141,7 @@ func Add[I, O any](reg *Registry, op Op[I, O]) {
 		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Resource: op.Resource, Scope: op.Scope,
 		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
 		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
-		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals,
+		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals, InputSchema: op.InputSchema,
 		InputType:  reflect.TypeFor[I](),
 		OutputType: reflect.TypeFor[O](),
 		newInput:   func() any { return new(I) },
@@ -389,6 +396,9 @@ func (r *Registry) Check() error {
 			add(o, "%s", p)
 		}
 		for _, p := range pagingProblems(o) {
+			add(o, "%s", p)
+		}
+		for _, p := range inputSchemaProblems(o) {
 			add(o, "%s", p)
 		}
 		if !o.RateLimit.Declared() {

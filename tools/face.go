@@ -154,12 +154,19 @@ func marshalledOnce(schema any) any {
 	return json.RawMessage(b)
 }
 
-// Describe builds the tool of one tool name: its schema, annotations and
-// description. Operations sharing a tool name become one flat schema whose
+// Describe builds the tool of one tool name: its schema (the stated one,
+// when the declaration states it), annotations and description. Operations sharing a tool name become one flat schema whose
 // "action" argument picks the branch.
 func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
 	first := ops[0]
-	in := f.inputSchema(ops)
+	var in any
+	if first.InputSchema != nil {
+		// Stated verbatim (registry.Op.InputSchema): published as stated,
+		// every keyword kept, nothing slimmed or added.
+		in = first.InputSchema
+	} else {
+		in = f.inputSchema(ops)
+	}
 	h := Hints(ops)
 	// No output schema: it is optional, and the outputs' schemas would be
 	// two thirds of tools/list, paid for in every conversation. Results

@@ -6,8 +6,9 @@
 //
 // It declares the fixtures whose answers are content of their own (text,
 // an image, a sound, embedded resources), a tool error, the tasks
-// extension's greet (never a task) and background jobs (jobs.go), and the
-// resources a client reads (resources.go).
+// extension's greet (never a task) and background jobs (jobs.go), the
+// resources a client reads (resources.go), and a tool whose input schema
+// is stated verbatim (schema.go).
 package conformance
 
 import (
@@ -186,6 +187,7 @@ func Declare(reg *registry.Registry) {
 	declareJobs(reg)
 	declarePrompts(reg)
 	declareResources(reg)
+	declareSchemaTool(reg)
 }
 
 // declarePrompts declares the suite's prompts: a text, one with

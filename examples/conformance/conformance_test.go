@@ -32,7 +32,7 @@ var served = []string{
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
 	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
-	"resources-read-text", "resources-read-binary", "resources-templates-read",
+	"resources-read-text", "resources-read-binary", "resources-templates-read", "json-schema-2020-12",
 	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
@@ -88,6 +88,9 @@ func TestKit(t *testing.T) {
 	}
 	fx["fixtures.template_data"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
 		return apptest.Request{Vars: map[string]string{"id": conformance.TemplateIDs[0]}}
+	}}
+	fx["fixtures.json_schema_2020_12_tool"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"name": "kit", "contactMethod": "email", "email": "kit@example.com"}}
 	}}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
 }
