@@ -401,6 +401,9 @@ func (r *Registry) Check() error {
 		for _, p := range inputSchemaProblems(o) {
 			add(o, "%s", p)
 		}
+		for _, p := range headerProblems(o) {
+			add(o, "%s", p)
+		}
 		if !o.RateLimit.Declared() {
 			add(o, "rate limit is not declared (registry.PerUser or registry.NoRateLimit)")
 		}

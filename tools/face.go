@@ -32,6 +32,11 @@ const (
 	ArgAction            = "action"
 )
 
+// HeaderAnnotation marks, in an input schema, an argument a client mirrors
+// in the request header Mcp-Param-<name> (registry.ToolSpec.Mirrored); the
+// SDK's endpoint refuses a call whose header and argument disagree.
+const HeaderAnnotation = "x-mcp-header"
+
 // SchemaSource gives the self-contained JSON Schema of a Go type: the same
 // source the HTTP face publishes in its OpenAPI document.
 type SchemaSource interface {
@@ -384,6 +389,13 @@ func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
 		required = append(required, ArgAction)
 	}
 	op := ops[0]
+	// A mirrored argument says which header carries it (registry Check
+	// keeps it to a published top-level field).
+	for arg, header := range op.Tool.Headers {
+		if p, ok := props[arg].(map[string]any); ok {
+			p[HeaderAnnotation] = header
+		}
+	}
 	// The domain arguments are on many tools: worded short, and once here.
 	if op.Precondition == registry.RequireVersion {
 		props[ArgVersion] = map[string]any{"type": "integer", "description": "Version last read; a stale one is refused: read again."}

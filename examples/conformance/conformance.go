@@ -7,8 +7,9 @@
 // It declares the fixtures whose answers are content of their own (text,
 // an image, a sound, embedded resources), a tool error, the tasks
 // extension's greet (never a task) and background jobs (jobs.go), the
-// resources a client reads (resources.go), and a tool whose input schema
-// is stated verbatim (schema.go).
+// resources a client reads (resources.go), a tool whose input schema is
+// stated verbatim and one whose arguments are mirrored in headers
+// (schema.go).
 package conformance
 
 import (
@@ -188,6 +189,7 @@ func Declare(reg *registry.Registry) {
 	declarePrompts(reg)
 	declareResources(reg)
 	declareSchemaTool(reg)
+	declareHeadersTool(reg)
 }
 
 // declarePrompts declares the suite's prompts: a text, one with

@@ -33,6 +33,7 @@ var served = []string{
 	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
 	"resources-read-text", "resources-read-binary", "resources-templates-read", "json-schema-2020-12",
+	"http-custom-header-server-validation",
 	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
@@ -91,6 +92,9 @@ func TestKit(t *testing.T) {
 	}}
 	fx["fixtures.json_schema_2020_12_tool"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
 		return apptest.Request{Args: map[string]any{"name": "kit", "contactMethod": "email", "email": "kit@example.com"}}
+	}}
+	fx["fixtures.test_custom_headers"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"region": "eu-west", "priority": 3, "query": "SELECT 1"}}
 	}}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 
 	"cairn.dev/cairn/registry"
 )
@@ -77,6 +78,41 @@ func declareSchemaTool(reg *registry.Registry) {
 				to = in.Phone
 			}
 			return Answer{Blocks: []AnswerBlock{text("ok: " + in.Name + " at " + to)}}, nil
+		},
+	})
+}
+
+// HeadersInput is test_custom_headers's input: region and priority are
+// mirrored in headers, query is not.
+type HeadersInput struct {
+	Region   string `json:"region" maxLength:"100" doc:"Where the query runs; mirrored in Mcp-Param-Region."`
+	Priority int    `json:"priority,omitempty" minimum:"0" maximum:"10" doc:"Priority, 0 to 10; mirrored in Mcp-Param-Priority."`
+	Query    string `json:"query,omitempty" maxLength:"200" doc:"The query; not mirrored."`
+}
+
+// declareHeadersTool declares test_custom_headers: a read whose region and
+// priority a client mirrors in request headers, so the endpoint checks
+// each header against its argument before the guards judge the call.
+func declareHeadersTool(reg *registry.Registry) {
+	const description = "Answers the region and priority it was called with; both are mirrored in headers."
+	registry.Add(reg, registry.Op[HeadersInput, Answer]{
+		ID:      "fixtures.test_custom_headers",
+		Summary: description,
+		HTTP:    registry.Get("/fixtures/custom-headers"),
+		Tool:    registry.Tool("test_custom_headers", description).Mirrored("region", "Region").Mirrored("priority", "Priority"),
+
+		Scope:        ScopeUse,
+		Owner:        registry.CallerOwned,
+		RateLimit:    registry.NoRateLimit,
+		Validate:     registry.NotValidated,
+		Lock:         registry.NoLock,
+		Precondition: registry.NoPrecondition,
+		Confirm:      registry.NoConfirm,
+		Idempotency:  registry.NotACreation,
+		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
+
+		Handle: func(_ context.Context, _ *registry.Call, in *HeadersInput) (Answer, error) {
+			return Answer{Blocks: []AnswerBlock{text(fmt.Sprintf("region %s, priority %d", in.Region, in.Priority))}}, nil
 		},
 	})
 }
