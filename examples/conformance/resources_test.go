@@ -51,7 +51,8 @@ func TestResourcesAreGuarded(t *testing.T) {
 	_, err = user.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/124/data"})
 	var rpc *jsonrpc.Error
 	require.True(t, errors.As(err, &rpc), "%v", err)
-	require.Equal(t, int64(mcp.CodeResourceNotFound), rpc.Code)
+	require.Equal(t, int64(jsonrpc.CodeInvalidParams), rpc.Code)
+	require.Contains(t, string(rpc.Data), `"uri":"test://template/124/data"`)
 
 	stranger := a.MCP(t, a.Token(t, "stranger@example.com", conformance.ScopePrompts))
 	list, err = stranger.ListResources(ctx, nil)
