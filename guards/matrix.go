@@ -21,6 +21,8 @@ func Matrix(reg *registry.Registry) []Row {
 			if op.Tool.Action != "" {
 				r.Tool += ":" + op.Tool.Action
 			}
+		} else if op.Resource.IsResource() {
+			r.Tool = "resource " + op.Resource.URI
 		} else {
 			r.Tool = "— " + op.Tool.Motive.String()
 		}

@@ -60,6 +60,9 @@ func (f *Face) describe(op *registry.Operation) *huma.Operation {
 		hop.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
 			"multipart/form-data": {Schema: &huma.Schema{Type: "object", Properties: props, Required: op.HTTP.Files}},
 		}}
+	} else if st := f.schemas.statedOf(op); st != nil {
+		hop.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+			"application/json": {Schema: st.documented()}}}
 	} else if len(in.Properties) > 0 {
 		ref := f.schemas.Of(op.InputType)
 		content := map[string]*huma.MediaType{"application/json": {Schema: ref}}

@@ -30,6 +30,7 @@ type Schemas struct {
 	doc      huma.Registry // the OpenAPI document's components: only what it refers to
 	reg      huma.Registry // every type either face uses, same generator and settings
 	resolved sync.Map      // reflect.Type → *huma.Schema, dereferenced
+	stated   sync.Map      // *registry.Operation → *stated (stated.go)
 }
 
 var _ guards.ArgumentChecker = (*Schemas)(nil)
@@ -156,7 +157,11 @@ func (s *Schemas) resolve(v any, seen map[string]bool) any {
 
 // CheckArguments judges args against the input schema of op. It implements
 // guards.ArgumentChecker.
+// An operation stating its input schema is judged against that schema.
 func (s *Schemas) CheckArguments(op *registry.Operation, args map[string]json.RawMessage) []registry.Violation {
+	if st := s.statedOf(op); st != nil {
+		return st.check(args)
+	}
 	schema := s.Resolved(op.InputType)
 	value := make(map[string]any, len(args))
 	var unknown []string

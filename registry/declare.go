@@ -129,6 +129,9 @@ type ToolSpec struct {
 	// View is the HTML view a host may show beside the tool's results
 	// (Viewed); nil for none.
 	View *View
+	// Headers maps the arguments a client mirrors in request headers to
+	// the headers' names (Mirrored); nil for none.
+	Headers map[string]string
 }
 
 // Tool declares the MCP tool serving an operation.

@@ -21,10 +21,11 @@ import (
 // Every guard field must be written: the zero value means "not declared" and
 // is refused when the registry is checked at start-up.
 type Op[I, O any] struct {
-	ID           string   // <module>.<action>
-	Summary      string   // one line for the OpenAPI document
-	HTTP         Route    // where it answers on HTTP
-	Tool         ToolSpec // the MCP tool, or why it is not one
+	ID           string       // <module>.<action>
+	Summary      string       // one line for the OpenAPI document
+	HTTP         Route        // where it answers on HTTP
+	Tool         ToolSpec     // the MCP tool, or why it is not one
+	Resource     ResourceSpec // a read served as an MCP resource instead (Tool unwritten)
 	Scope        Scope
 	Owner        OwnerRule
 	RateLimit    RateRule
@@ -39,6 +40,12 @@ type Op[I, O any] struct {
 	Dispatches   bool   // starts background work; never idempotent-hinted
 	Paging       Paging // a listing's page sizes (registry.Paged); its input embeds PageInput, its output PageInfo
 	Record       any    // a typed nil of the record a write changes; its fields bound the arguments
+	// InputSchema states the input's JSON Schema verbatim, for a schema
+	// its Go type cannot say (2020-12 composition, conditionals, anchors):
+	// the MCP face publishes it as it is and the arguments guard judges
+	// the arguments against it on both faces, before they are decoded
+	// into I. Nil: the schema is I's.
+	InputSchema json.RawMessage
 	// Refusals are the refusals Handle (or Merge) itself may answer beyond
 	// the guards' own, such as a business rule's 409: the HTTP face
 	// documents each under its status, with its code.
@@ -54,6 +61,7 @@ type Operation struct {
 	Summary      string
 	HTTP         Route
 	Tool         ToolSpec
+	Resource     ResourceSpec
 	Scope        Scope
 	Owner        OwnerRule
 	RateLimit    RateRule
@@ -67,8 +75,9 @@ type Operation struct {
 	Hints        Hints
 	Dispatches   bool
 	Paging       Paging
-	RecordType   reflect.Type // nil when the operation writes no record
-	Refusals     []*Error     // what the handler itself may refuse with (Op.Refusals)
+	RecordType   reflect.Type    // nil when the operation writes no record
+	Refusals     []*Error        // what the handler itself may refuse with (Op.Refusals)
+	InputSchema  json.RawMessage // the stated input schema (Op.InputSchema); nil for none
 	Handle       func(ctx context.Context, c *Call) (any, error)
 
 	InputType  reflect.Type // the Go type both faces publish the schema of
@@ -129,10 +138,10 @@ func (o *Operation) VariableNoun(v string) string {
 func Add[I, O any](reg *Registry, op Op[I, O]) {
 	handle, merge := op.Handle, op.Merge
 	o := &Operation{
-		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Scope: op.Scope,
+		ID: op.ID, Summary: op.Summary, HTTP: op.HTTP, Tool: op.Tool, Resource: op.Resource, Scope: op.Scope,
 		Owner: op.Owner, RateLimit: op.RateLimit, Load: op.Load, Validate: op.Validate,
 		Lock: op.Lock, Precondition: op.Precondition, Confirm: op.Confirm,
-		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals,
+		Idempotency: op.Idempotency, Hints: op.Hints, Dispatches: op.Dispatches, Paging: op.Paging, Refusals: op.Refusals, InputSchema: op.InputSchema,
 		InputType:  reflect.TypeFor[I](),
 		OutputType: reflect.TypeFor[O](),
 		newInput:   func() any { return new(I) },
@@ -361,8 +370,10 @@ func (r *Registry) Check() error {
 				add(o, "tool name %s is already used by %s", o.Tool.Name, other.ID)
 			}
 			tools[o.Tool.Name] = o
+		case o.Resource.IsResource():
+			// resourceProblems judges it.
 		case motiveNames[o.Tool.Motive] == "":
-			add(o, "neither a tool nor an exclusion motive is declared")
+			add(o, "neither a tool, a resource nor an exclusion motive is declared")
 		}
 		switch {
 		case o.Scope == "":
@@ -385,6 +396,12 @@ func (r *Registry) Check() error {
 			add(o, "%s", p)
 		}
 		for _, p := range pagingProblems(o) {
+			add(o, "%s", p)
+		}
+		for _, p := range inputSchemaProblems(o) {
+			add(o, "%s", p)
+		}
+		for _, p := range headerProblems(o) {
 			add(o, "%s", p)
 		}
 		if !o.RateLimit.Declared() {
@@ -443,6 +460,7 @@ func (r *Registry) Check() error {
 	}
 	problems = append(problems, routeProblems(r.Operations())...)
 	problems = append(problems, viewProblems(r.Operations())...)
+	problems = append(problems, resourceProblems(r.Operations())...)
 	problems = append(problems, r.promptProblems()...)
 	if len(problems) > 0 {
 		return fmt.Errorf("registry: %d broken declaration(s):\n  %s", len(problems), strings.Join(problems, "\n  "))

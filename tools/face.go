@@ -33,6 +33,11 @@ const (
 	ArgAction            = "action"
 )
 
+// HeaderAnnotation marks, in an input schema, an argument a client mirrors
+// in the request header Mcp-Param-<name> (registry.ToolSpec.Mirrored); the
+// SDK's endpoint refuses a call whose header and argument disagree.
+const HeaderAnnotation = "x-mcp-header"
+
 // SchemaSource gives the self-contained JSON Schema of a Go type: the same
 // source the HTTP face publishes in its OpenAPI document.
 type SchemaSource interface {
@@ -52,7 +57,10 @@ type Face struct {
 	tasks   TaskStore                  // nil: no call becomes a task
 	locales *registry.Locales          // locale.go
 	prompts map[string]registry.Prompt // prompts.go
-	auth    *guards.Authenticate       // resolves tokens outside the chain (ListCallable)
+	// resources are the operations served as resources, by declared URI
+	// (resources.go).
+	resources map[string]*registry.Operation
+	auth      *guards.Authenticate // resolves tokens outside the chain (ListCallable)
 }
 
 // New returns the MCP face adding tools to server.
@@ -81,13 +89,15 @@ func (f *Face) Mount(reg *registry.Registry) {
 	}
 	f.mountViews(reg)
 	f.mountPrompts(reg)
+	f.mountResources(reg)
 }
 
 // ListCallable makes tools/list answer only the tools the caller's token
 // may call (a read-only token lists only the reads): a model pays for every
 // tool listed, and one it cannot call only earns it a refusal. The token is
 // resolved by the same Authenticator the authenticate guard uses. The
-// prompts are offered the same way (prompts.go).
+// prompts and the resources are offered the same way (prompts.go,
+// resources.go).
 func (f *Face) ListCallable(tokens guards.Authenticator) {
 	auth := guards.Authenticate{Tokens: tokens}
 	f.auth = &auth
@@ -96,6 +106,9 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 			res, err := next(ctx, method, req)
 			if prompts, ok := res.(*mcp.ListPromptsResult); ok && err == nil {
 				return f.keepGettable(ctx, req, prompts), nil
+			}
+			if err == nil && (method == "resources/list" || method == "resources/templates/list") {
+				return f.keepReadable(ctx, req, res), nil
 			}
 			list, ok := res.(*mcp.ListToolsResult)
 			if err != nil || method != "tools/list" || !ok {
@@ -123,11 +136,16 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 func (f *Face) Callable(p *registry.Principal, tool string) bool {
 	ops := f.ops[tool]
 	for _, op := range ops {
-		if op.Scope != registry.Public && (p == nil || guards.Scope{}.Refusal(p, op) != nil) {
+		if !f.callable(p, op) {
 			return false
 		}
 	}
 	return len(ops) > 0
+}
+
+// callable reports whether the scope guard lets p call op.
+func (f *Face) callable(p *registry.Principal, op *registry.Operation) bool {
+	return op.Scope == registry.Public || (p != nil && guards.Scope{}.Refusal(p, op) == nil)
 }
 
 // marshalledOnce is a schema as the JSON it will always be sent as.
@@ -142,12 +160,19 @@ func marshalledOnce(schema any) any {
 	return json.RawMessage(b)
 }
 
-// Describe builds the tool of one tool name: its schema, annotations and
-// description. Operations sharing a tool name become one flat schema whose
+// Describe builds the tool of one tool name: its schema (the stated one,
+// when the declaration states it), annotations and description. Operations sharing a tool name become one flat schema whose
 // "action" argument picks the branch.
 func (f *Face) Describe(ops []*registry.Operation) *mcp.Tool {
 	first := ops[0]
-	in := f.inputSchema(ops)
+	var in any
+	if first.InputSchema != nil {
+		// Stated verbatim (registry.Op.InputSchema): published as stated,
+		// every keyword kept, nothing slimmed or added.
+		in = first.InputSchema
+	} else {
+		in = f.inputSchema(ops)
+	}
 	h := Hints(ops)
 	// No output schema: it is optional, and the outputs' schemas would be
 	// two thirds of tools/list, paid for in every conversation. Results
@@ -365,6 +390,13 @@ func (f *Face) inputSchema(ops []*registry.Operation) map[string]any {
 		required = append(required, ArgAction)
 	}
 	op := ops[0]
+	// A mirrored argument says which header carries it (registry Check
+	// keeps it to a published top-level field).
+	for arg, header := range op.Tool.Headers {
+		if p, ok := props[arg].(map[string]any); ok {
+			p[HeaderAnnotation] = header
+		}
+	}
 	// The domain arguments are on many tools: worded short, and once here.
 	if op.Precondition == registry.RequireVersion {
 		props[ArgVersion] = map[string]any{"type": "integer", "description": "Version last read; a stale one is refused: read again."}

@@ -152,6 +152,11 @@ func (a *App) ViaMCP(t testing.TB, s *mcp.ClientSession, r Request) Outcome {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if len(r.Op.Tool.Headers) > 0 {
+		// A client mirrors the arguments of the tools it listed: the
+		// go-sdk's reads the annotations from its cached tools/list.
+		_, _ = s.ListTools(ctx, nil)
+	}
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: r.Op.Tool.Name, Arguments: args})
 	if err != nil {
 		// The endpoint refuses some calls at the HTTP level, before the

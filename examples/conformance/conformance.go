@@ -5,8 +5,11 @@
 // both revisions) and not a bare SDK server.
 //
 // It declares the fixtures whose answers are content of their own (text,
-// an image, a sound, embedded resources), a tool error, and the tasks
-// extension's greet (never a task) and background jobs (jobs.go).
+// an image, a sound, embedded resources), a tool error, the tasks
+// extension's greet (never a task) and background jobs (jobs.go), the
+// resources a client reads (resources.go), a tool whose input schema is
+// stated verbatim and one whose arguments are mirrored in headers
+// (schema.go).
 package conformance
 
 import (
@@ -185,6 +188,9 @@ func Declare(reg *registry.Registry) {
 	declareInput(reg) // input.go
 	declareJobs(reg)
 	declarePrompts(reg)
+	declareResources(reg)
+	declareSchemaTool(reg)
+	declareHeadersTool(reg)
 }
 
 // declarePrompts declares the suite's prompts: a text, one with

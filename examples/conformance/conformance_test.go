@@ -32,6 +32,8 @@ var served = []string{
 	"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
 	"tools-call-with-progress", "server-sse-multiple-streams", "dns-rebinding-protection", "caching", "completion-complete", "http-header-validation",
 	"resources-list", "prompts-list", "sep-2164-resource-not-found",
+	"resources-read-text", "resources-read-binary", "resources-templates-read", "json-schema-2020-12",
+	"http-custom-header-server-validation",
 	"prompts-get-simple", "prompts-get-with-args", "prompts-get-with-image", "prompts-get-embedded-resource",
 	// The tasks extension: slow_compute, failing_job, protocol_error_job
 	// and greet.
@@ -88,11 +90,20 @@ func TestKit(t *testing.T) {
 	}}
 	for _, tool := range []string{"test_simple_text", "test_image_content", "test_audio_content",
 		"test_embedded_resource", "test_multiple_content_types", "test_streaming_elicitation", "test_logging_tool",
-		"test_tool_with_progress", "test_input_required_result_elicitation", "test_input_required_result_sampling",
-		"test_input_required_result_list_roots", "test_input_required_result_request_state",
+		"test_tool_with_progress", "static_text", "static_binary", "test_input_required_result_elicitation",
+		"test_input_required_result_sampling", "test_input_required_result_list_roots", "test_input_required_result_request_state",
 		"test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
 		"test_input_required_result_multi_round", "test_input_required_result_capabilities"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
 	}
+	fx["fixtures.template_data"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Vars: map[string]string{"id": conformance.TemplateIDs[0]}}
+	}}
+	fx["fixtures.json_schema_2020_12_tool"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"name": "kit", "contactMethod": "email", "email": "kit@example.com"}}
+	}}
+	fx["fixtures.test_custom_headers"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+		return apptest.Request{Args: map[string]any{"region": "eu-west", "priority": 3, "query": "SELECT 1"}}
+	}}
 	kit.Exercise(t, apptest.New(t, conformance.Product()), fx)
 }

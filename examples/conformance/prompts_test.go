@@ -27,7 +27,8 @@ func TestPromptsAreOfferedByScope(t *testing.T) {
 	for _, p := range list.Prompts {
 		names = append(names, p.Name)
 	}
-	require.ElementsMatch(t, []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_image", "test_prompt_with_embedded_resource"}, names)
+	require.ElementsMatch(t, []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_image", "test_prompt_with_embedded_resource",
+		"test_input_required_result_prompt"}, names)
 
 	got, err := user.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "a", "arg2": "b"}})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -48,9 +49,20 @@ var Rules = []Rule{
 	}},
 	{"described-arguments", func(op *registry.Operation) string {
 		var missing []string
-		for _, f := range published(op.InputType) {
-			if f.Tag.Get("doc") == "" {
-				missing = append(missing, jsonName(f))
+		if st := op.StatedSchema(); st != nil {
+			// A stated schema is published as stated: its own words count.
+			props, _ := st["properties"].(map[string]any)
+			for name, p := range props {
+				if d, _ := p.(map[string]any)["description"].(string); d == "" {
+					missing = append(missing, name)
+				}
+			}
+			sort.Strings(missing)
+		} else {
+			for _, f := range published(op.InputType) {
+				if f.Tag.Get("doc") == "" {
+					missing = append(missing, jsonName(f))
+				}
 			}
 		}
 		if len(missing) > 0 {
@@ -81,8 +93,8 @@ var Rules = []Rule{
 		return ""
 	}},
 	{"exclusion-motive", func(op *registry.Operation) string {
-		if !op.Tool.IsTool() && op.Tool.Motive.String() == "none" {
-			return "neither a tool nor exactly one exclusion motive"
+		if !op.Tool.IsTool() && !op.Resource.IsResource() && op.Tool.Motive.String() == "none" {
+			return "neither a tool, a resource nor exactly one exclusion motive"
 		}
 		return ""
 	}},
