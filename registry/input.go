@@ -77,7 +77,8 @@ func (n *InputNeeded) Error() string {
 // Unwrap is the refusal a face that cannot ask answers.
 func (n *InputNeeded) Unwrap() error {
 	return &Error{Kind: KindConflict, Code: "input_required",
-		Detail: "this call needs answers only an MCP client can give (" + strings.Join(slices.Sorted(maps.Keys(n.Requests)), ", ") + "); call it over MCP"}
+		Detail: "this call needs answers of its caller (" + strings.Join(slices.Sorted(maps.Keys(n.Requests)), ", ") +
+			"), which only an MCP client of revision 2026-07-28 or later can be asked for"}
 }
 
 // InputRequired is the answer a face gives for an InputNeeded: the

@@ -481,6 +481,11 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		var asked *registry.InputRequired
 		switch {
 		case errors.As(err, &asked):
+			if cannot, refusal := unaskable(asked, c.Askable, revision(req)); refusal != nil {
+				return nil, refusal
+			} else if cannot {
+				return f.errorResult(ctx, c, err), nil // 409 input_required, as HTTP answers
+			}
 			return inputRequests(asked), nil
 		case stateRefused(err) != nil:
 			return nil, stateRefused(err)

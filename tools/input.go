@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -82,6 +83,31 @@ func inputRequests(ir *registry.InputRequired) *mcp.CallToolResult {
 		}
 	}
 	return &mcp.CallToolResult{InputRequests: reqs, RequestState: ir.State}
+}
+
+// unaskable answers a handler's request for input the client cannot
+// answer: at 2026-07-28, -32021 naming the capabilities it did not declare
+// (a server must not rely on a capability the client did not declare);
+// cannot is false when every request can be asked. Older revisions, which
+// have no way to ask, get the refusal of a face that cannot ask (cannot
+// without a refusal).
+func unaskable(ir *registry.InputRequired, askable map[registry.InputKind]bool, version string) (cannot bool, refusal error) {
+	missing := map[string]any{}
+	for _, r := range ir.Requests {
+		if !askable[r.Kind] {
+			missing[string(r.Kind)] = map[string]any{}
+		}
+	}
+	switch {
+	case len(missing) == 0:
+		return false, nil
+	case version < Revision20260728:
+		return true, nil
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": missing})
+	return true, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities,
+		Message: "this call needs input the client did not declare it can give: declare it in the request's client capabilities",
+		Data:    data}
 }
 
 // stateRefused is the JSON-RPC answer to a requestState that is not one the

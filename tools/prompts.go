@@ -63,8 +63,14 @@ func (f *Face) promptHandler(p registry.Prompt) mcp.PromptHandler {
 		var err error
 		if p.Asking != nil {
 			var asked *registry.InputRequired
-			msgs, err = f.renderAsking(ctx, req, p)
+			in := registry.PromptInput{Askable: askable(req.ProtocolVersion(), req.ClientCapabilities()), Answers: answersOf(req.Params.InputResponses)}
+			msgs, err = f.renderAsking(ctx, req, p, in)
 			if errors.As(err, &asked) {
+				if cannot, refusal := unaskable(asked, in.Askable, req.ProtocolVersion()); refusal != nil {
+					return nil, refusal
+				} else if cannot {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "prompt " + p.Name + ": " + registry.AsError(err).Detail}
+				}
 				return &mcp.GetPromptResult{InputRequests: inputRequests(asked).InputRequests, RequestState: asked.State}, nil
 			}
 		} else {
@@ -93,14 +99,13 @@ func (f *Face) promptHandler(p registry.Prompt) mcp.PromptHandler {
 // state it sends back is opened, and the state it asks with sealed, for
 // this caller, this prompt and these arguments, as the chain does for a
 // tool's handler.
-func (f *Face) renderAsking(ctx context.Context, req *mcp.GetPromptRequest, p registry.Prompt) ([]registry.Message, error) {
+func (f *Face) renderAsking(ctx context.Context, req *mcp.GetPromptRequest, p registry.Prompt, in registry.PromptInput) ([]registry.Message, error) {
 	raw := make(map[string]json.RawMessage, len(req.Params.Arguments))
 	for k, v := range req.Params.Arguments {
 		raw[k], _ = json.Marshal(v)
 	}
 	c := &registry.Call{Face: registry.FaceMCP, Op: &registry.Operation{ID: "prompt." + p.Name},
 		Principal: f.principal(ctx, req), Args: raw}
-	in := registry.PromptInput{Askable: askable(req.ProtocolVersion(), req.ClientCapabilities()), Answers: answersOf(req.Params.InputResponses)}
 	if sent := req.Params.RequestState; sent != "" {
 		state, err := f.chain.OpenInput(ctx, c, sent)
 		if err != nil {

@@ -79,7 +79,12 @@ func (w *Wire) Last() []byte {
 // each answer.
 func ConnectMCP(t testing.TB, url, token string, opts ...func(*mcp.ClientOptions)) (*mcp.ClientSession, *Wire) {
 	t.Helper()
-	co := &mcp.ClientOptions{}
+	// The client can answer a tool that asks its model (sampling), as
+	// desktop agents do: every completion is the same words. It declares
+	// neither elicitation nor roots, so confirmations take the token path.
+	co := &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Role: "assistant", Model: "apptest", Content: &mcp.TextContent{Text: SampledText}}, nil
+	}}
 	for _, o := range opts {
 		o(co)
 	}
@@ -100,6 +105,9 @@ func ConnectMCP(t testing.TB, url, token string, opts ...func(*mcp.ClientOptions
 	t.Cleanup(func() { _ = s.Close() })
 	return s, wire
 }
+
+// SampledText is what the test client's model answers every completion.
+const SampledText = "a completion from the test client"
 
 // WithTasks declares the tasks extension among the client's capabilities.
 func WithTasks(o *mcp.ClientOptions) {

@@ -45,6 +45,7 @@ var served = []string{
 	"input-required-result-multiple-input-requests", "input-required-result-multi-round",
 	"input-required-result-tampered-state", "input-required-result-capability-check",
 	"input-required-result-result-type", "input-required-result-non-tool-request",
+	"server-stateless",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at
@@ -93,7 +94,7 @@ func TestKit(t *testing.T) {
 		"test_tool_with_progress", "static_text", "static_binary", "test_input_required_result_elicitation",
 		"test_input_required_result_sampling", "test_input_required_result_list_roots", "test_input_required_result_request_state",
 		"test_input_required_result_tampered_state", "test_input_required_result_multiple_inputs",
-		"test_input_required_result_multi_round", "test_input_required_result_capabilities"} {
+		"test_input_required_result_multi_round", "test_input_required_result_capabilities", "test_missing_capability"} {
 		fx["fixtures."+tool] = kit.Fixture{Valid: none}
 	}
 	fx["fixtures.template_data"] = kit.Fixture{Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {

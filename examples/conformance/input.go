@@ -107,6 +107,20 @@ func declareInput(reg *registry.Registry) {
 		}
 		return ask(c, "round 1", "Nothing was asked.", map[string]registry.InputRequest{"step1": form("Step 1: What is your name?", "name")})
 	})
+	// The stateless scenario's probe: a tool that cannot answer without
+	// the caller's model. Over MCP it always asks (a client that did not
+	// declare sampling is refused with -32021, by the face); over HTTP,
+	// which has no model to ask, it says so.
+	asking("test_missing_capability", "input/missing-capability", "Asks the caller's model, which it cannot answer without.", func(c *registry.Call) (Answer, error) {
+		if a, ok := c.Answer("completion"); ok && a.Kind == registry.InputSample {
+			return Answer{Blocks: []AnswerBlock{text("The model said: " + a.Text)}}, nil
+		}
+		if c.Face == registry.FaceHTTP {
+			return Answer{Blocks: []AnswerBlock{text("Over HTTP there is no model to ask.")}}, nil
+		}
+		return Answer{}, &registry.InputNeeded{Requests: map[string]registry.InputRequest{
+			"completion": {Kind: registry.InputSample, Message: "Say something.", MaxTokens: 20}}}
+	})
 	asking("test_input_required_result_capabilities", "input/capabilities", "Asks only for what the caller declared it can answer.", func(c *registry.Call) (Answer, error) {
 		if len(c.InputAnswers) > 0 {
 			return Answer{Blocks: []AnswerBlock{text(fmt.Sprintf("%d answers", len(c.InputAnswers)))}}, nil
