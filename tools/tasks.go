@@ -50,6 +50,10 @@ type Task struct {
 	CreatedAt   time.Time         `json:"createdAt"`
 	TTL         time.Duration     `json:"ttl"`
 	CancelledAt *time.Time        `json:"cancelledAt,omitempty"`
+	// Answers are the input the caller gave the work through tasks/update,
+	// by the key its read asked them under: every read of the task gets
+	// them (Call.Answer), on every replica.
+	Answers map[string]registry.InputAnswer `json:"answers,omitempty"`
 }
 
 // TaskStore keeps tasks where every replica reads them (Redis when
@@ -115,7 +119,23 @@ func mustAdd(err error) {
 type taskParams struct {
 	mcp.ParamsBase
 	TaskID         string               `json:"taskId"`
-	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"`
+	// InputResponses are read one by one (responses): an answer of no
+	// known shape, under a key the work never asked, is ignored, not a
+	// refusal of the whole update.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+}
+
+// responses are the answers of p that have a known shape.
+func (p *taskParams) responses() mcp.InputResponseMap {
+	out := mcp.InputResponseMap{}
+	for key, raw := range p.InputResponses {
+		wrapped, _ := json.Marshal(map[string]json.RawMessage{key: raw})
+		var one mcp.InputResponseMap
+		if err := json.Unmarshal(wrapped, &one); err == nil && one[key] != nil {
+			out[key] = one[key]
+		}
+	}
+	return out
 }
 
 // taskResult is a task as the extension sends it: flat, the task's fields
@@ -229,8 +249,9 @@ func noTask(id string) error {
 }
 
 // requireTasks refuses a tasks method from a caller that did not declare
-// the extension in this request (-32021, answered with 400).
-func requireTasks(p *taskParams) error {
+// the extension in this request (-32021, answered with 400), and answers
+// the capabilities it declared.
+func requireTasks(p *taskParams) (*mcp.ClientCapabilities, string, error) {
 	var caps *mcp.ClientCapabilities
 	var version string
 	if m := p.GetMeta(); m != nil {
@@ -240,14 +261,15 @@ func requireTasks(p *taskParams) error {
 		}
 	}
 	if wantsTasks(caps, version) {
-		return nil
+		return caps, version, nil
 	}
-	return missingTasks("the tasks methods need the extension")
+	return nil, "", missingTasks("the tasks methods need the extension")
 }
 
 // state is a task as its read reports it now, for this caller.
 func (f *Face) state(ctx context.Context, p *taskParams) (*Task, *taskResult, error) {
-	if err := requireTasks(p); err != nil {
+	caps, version, err := requireTasks(p)
+	if err != nil {
 		return nil, nil, err
 	}
 	t, err := f.tasks.Load(ctx, p.TaskID)
@@ -266,7 +288,11 @@ func (f *Face) state(ctx context.Context, p *taskParams) (*Task, *taskResult, er
 	for k, v := range t.Follow.Vars {
 		vars[k] = v
 	}
-	c := &registry.Call{Face: registry.FaceMCP, Now: f.now(), Op: op, Vars: vars, Credential: cred, Args: map[string]json.RawMessage{}}
+	// The read may ask for input the work waits for (input_required): what
+	// the caller can answer is what this request declares, and what it
+	// answered through tasks/update is the task's.
+	c := &registry.Call{Face: registry.FaceMCP, Now: f.now(), Op: op, Vars: vars, Credential: cred, Args: map[string]json.RawMessage{},
+		Askable: askable(version, caps), InputAnswers: t.Answers}
 	runErr := f.chain.Run(ctx, c)
 	if c.Principal == nil || c.UserID() != t.UserID {
 		return nil, nil, noTask(p.TaskID) // another user's task is nobody's
@@ -275,6 +301,14 @@ func (f *Face) state(ctx context.Context, p *taskParams) (*Task, *taskResult, er
 		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: TaskPollInterval.Milliseconds()}
 	if t.CancelledAt != nil {
 		out.Status, out.LastUpdatedAt, out.PollIntervalMs = TaskCancelled, stamp(*t.CancelledAt), 0
+		return t, out, nil
+	}
+	var asked *registry.InputRequired
+	if errors.As(runErr, &asked) {
+		// The work waits for its caller: the requests, never a state (the
+		// answers come back through tasks/update, and are kept on the task).
+		out.Status, out.StatusMessage = TaskInputRequired, "the work waits for input: answer with tasks/update"
+		out.InputRequests = inputRequests(asked).InputRequests
 		return t, out, nil
 	}
 	if runErr != nil {
@@ -332,12 +366,31 @@ func (f *Face) taskGet(ctx context.Context, _ *mcp.ServerSession, p *taskParams)
 	return out, err
 }
 
-// taskUpdate acknowledges input for a task. The tasks this face follows
-// never wait for input (a confirmation is asked before the call acts), so
-// there is nothing to resume.
+// taskUpdate gives a task the input its work waits for: the answers to
+// the requests its read asks now are kept on the task (answers under
+// other keys are ignored), and the next read of the task gets them, on
+// any replica. A task that waits for nothing is acknowledged alike.
 func (f *Face) taskUpdate(ctx context.Context, _ *mcp.ServerSession, p *taskParams) (*ackResult, error) {
-	if _, _, err := f.state(ctx, p); err != nil {
+	t, out, err := f.state(ctx, p)
+	if err != nil {
 		return nil, err
+	}
+	if out.Status == TaskInputRequired && len(p.InputResponses) > 0 {
+		given := answersOf(p.responses())
+		kept := false
+		for key := range out.InputRequests {
+			if a, ok := given[key]; ok {
+				if t.Answers == nil {
+					t.Answers = map[string]registry.InputAnswer{}
+				}
+				t.Answers[key], kept = a, true
+			}
+		}
+		if kept {
+			if err := f.tasks.Save(ctx, t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &ackResult{ResultType: "complete"}, nil
 }

@@ -46,6 +46,8 @@ var served = []string{
 	"input-required-result-tampered-state", "input-required-result-capability-check",
 	"input-required-result-result-type", "input-required-result-non-tool-request",
 	"server-stateless",
+	// Input on the tasks surface: confirm_delete and test_tool_with_task.
+	"tasks-dispatch-and-envelope", "tasks-mrtr-input", "tasks-mrtr-composition",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at
@@ -68,7 +70,20 @@ func TestKit(t *testing.T) {
 	}}, "fixtures.test_error_handling": {Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
 		return apptest.Request{Args: map[string]any{"succeed": true}}
 	}}}
-	for _, tool := range []string{"slow_compute", "failing_job", "protocol_error_job"} {
+	fx["fixtures.confirm_delete"] = kit.Fixture{
+		Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
+			return apptest.Request{Args: map[string]any{"filename": "kit-" + uuid.NewString() + ".txt"}}
+		},
+		Conflicting: func(r apptest.Request) apptest.Request {
+			r.Args = map[string]any{"filename": "other-" + r.Args["filename"].(string)}
+			return r
+		},
+		Invalid: func(_ testing.TB, _ *apptest.App, _ kit.User, r apptest.Request) apptest.Request {
+			r.Args = map[string]any{"filename": "   "}
+			return r
+		},
+	}
+	for _, tool := range []string{"slow_compute", "failing_job", "protocol_error_job", "test_tool_with_task", "multi_input"} {
 		fx["fixtures."+tool] = kit.Fixture{
 			Valid: func(testing.TB, *apptest.App, kit.User) apptest.Request {
 				return apptest.Request{Args: map[string]any{"seconds": 1, "label": "kit-" + uuid.NewString()}}

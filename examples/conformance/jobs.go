@@ -17,6 +17,8 @@ const (
 	kindCompute       = "compute"        // slow_compute: settles after its seconds
 	kindFailing       = "failing"        // failing_job: fails, as a tool error, after a second
 	kindProtocolError = "protocol_error" // protocol_error_job: breaks, after a second
+	kindDeletion      = "deletion"       // confirm_delete: waits for the person's confirmation (asking.go)
+	kindTwoAnswers    = "two_answers"    // multi_input: waits for two answers at once (asking.go)
 )
 
 // Job is a fixture's background work. Its work is time passing, so all of
@@ -28,6 +30,8 @@ type Job struct {
 	Label   string `json:"l,omitempty"`
 	Started int64  `json:"s"` // Unix milliseconds
 	Seconds int    `json:"d"` // how long it lasts
+	// Filename is the file a deletion deletes (confirm_delete).
+	Filename string `json:"filename,omitempty"`
 }
 
 // RecordVersion implements registry.Record: a job never changes.
@@ -79,7 +83,7 @@ func (s Started) FollowUp() registry.FollowUp {
 // JobState is a job as get_job reads it.
 type JobState struct {
 	ID     string `json:"id" doc:"The job's id."`
-	Status string `json:"status" doc:"working, done, failed or broken."`
+	Status string `json:"status" doc:"working, waiting (for the person), done, failed or broken."`
 	Result string `json:"result,omitempty" text:"own" doc:"What the work gave, once done."`
 	job    *Job
 	now    time.Time
@@ -88,6 +92,8 @@ type JobState struct {
 // Settlement implements registry.Settling.
 func (s JobState) Settlement() registry.Settlement {
 	switch s.Status {
+	case "waiting":
+		return registry.Settlement{Message: "waiting for the person's confirmation"}
 	case "working":
 		return registry.Settlement{Message: fmt.Sprintf("%s: %d ms to go", s.job.Kind, s.job.ends()-s.now.UnixMilli())}
 	case "failed":
@@ -107,9 +113,10 @@ func declareJobs(reg *registry.Registry) {
 	}
 	second := func(*ComputeInput) int { return 1 }
 	job(reg, "slow_compute", "Computes for the given seconds in the background, then answers its label.",
-		start(kindCompute, func(in *ComputeInput) int { return in.Seconds }), started)
-	job(reg, "failing_job", "Fails after a second in the background, as a tool error.", start(kindFailing, second), started)
-	job(reg, "protocol_error_job", "Crashes after a second in the background.", start(kindProtocolError, second), started)
+		start(kindCompute, func(in *ComputeInput) int { return in.Seconds }), started, nil)
+	job(reg, "failing_job", "Fails after a second in the background, as a tool error.", start(kindFailing, second), started, nil)
+	job(reg, "protocol_error_job", "Crashes after a second in the background.", start(kindProtocolError, second), started, nil)
+	declareAskingJobs(reg, start)
 
 	registry.Add(reg, registry.Op[NoInput, JobState]{
 		ID:      "fixtures.get_job",
@@ -129,6 +136,12 @@ func declareJobs(reg *registry.Registry) {
 
 		Handle: func(_ context.Context, c *registry.Call, _ *NoInput) (JobState, error) {
 			j, _ := jobOf(c.Var("id"))
+			switch j.Kind {
+			case kindDeletion:
+				return deletion(c, j, c.Var("id"))
+			case kindTwoAnswers:
+				return twoAnswers(c, j, c.Var("id"))
+			}
 			return stateOf(j, c.Var("id"), c.Now), nil
 		},
 	})
@@ -157,8 +170,8 @@ func ownsJob(_ context.Context, userID, id string) (bool, error) {
 }
 
 // job declares one fixture that starts background work, answered by out.
-func job[O any](reg *registry.Registry, tool, description string, merge func(context.Context, *registry.Call, *ComputeInput) (registry.Record, error), out func(id string) O) {
-	registry.Add(reg, registry.Op[ComputeInput, O]{
+func job[I, O any](reg *registry.Registry, tool, description string, merge func(context.Context, *registry.Call, *I) (registry.Record, error), out func(id string) O, asks func(*registry.Call) error) {
+	registry.Add(reg, registry.Op[I, O]{
 		ID:      "fixtures." + tool,
 		Summary: description,
 		HTTP:    registry.Post("/fixtures/jobs/"+tool, http.StatusAccepted),
@@ -179,18 +192,29 @@ func job[O any](reg *registry.Registry, tool, description string, merge func(con
 		Dispatches: true,
 		Record:     (*Job)(nil),
 
-		Handle: func(_ context.Context, c *registry.Call, _ *ComputeInput) (O, error) {
+		Handle: func(_ context.Context, c *registry.Call, _ *I) (O, error) {
+			if asks != nil {
+				if err := asks(c); err != nil {
+					var none O
+					return none, err
+				}
+			}
 			return out(c.Merged.(*Job).id()), nil
 		},
 	})
 }
 
-// validateJob: a label, when given, says something.
+// validateJob: a label or a file name, when given, says something.
 func validateJob(r registry.Record) []registry.Violation {
-	if j := r.(*Job); j.Label != "" && strings.TrimSpace(j.Label) == "" {
-		return []registry.Violation{{Field: "label", Reason: "must not be blank"}}
+	j := r.(*Job)
+	var out []registry.Violation
+	if j.Label != "" && strings.TrimSpace(j.Label) == "" {
+		out = append(out, registry.Violation{Field: "label", Reason: "must not be blank"})
 	}
-	return nil
+	if j.Kind == kindDeletion && strings.TrimSpace(j.Filename) == "" {
+		out = append(out, registry.Violation{Field: "filename", Reason: "must name a file"})
+	}
+	return out
 }
 
 func started(id string) Started {
