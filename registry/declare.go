@@ -132,6 +132,19 @@ type ToolSpec struct {
 	// Headers maps the arguments a client mirrors in request headers to
 	// the headers' names (Mirrored); nil for none.
 	Headers map[string]string
+	// TaskOnly says the tool's work is followed only as a task
+	// (TaskRequired).
+	TaskOnly bool
+}
+
+// TaskRequired says a dispatching tool is served only as a task at the
+// revisions that have the tasks extension: a call that does not declare
+// the extension is refused (MCP -32021, naming it) before any guard. Older
+// revisions, which have no tasks, and the HTTP twin answer as for any
+// operation that dispatches work.
+func (t ToolSpec) TaskRequired() ToolSpec {
+	t.TaskOnly = true
+	return t
 }
 
 // Tool declares the MCP tool serving an operation.

@@ -38,6 +38,8 @@ func TestCheckJudgesMirroredArguments(t *testing.T) {
 		{"a header name that is no token", tool.Mirrored("region", "Re gion"), "is not an HTTP token"},
 		{"one header for two arguments", tool.Mirrored("region", "Region").Mirrored("count", "region"), "in the same header"},
 		{"a grouped tool", registry.ToolAction("find", "Finds.", "one").Mirrored("region", "Region"), "grouping several operations"},
+		// Declared beside: a tool served only as a task must dispatch work.
+		{"only as a task, dispatching nothing", tool.TaskRequired(), "served only as a task dispatches work"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -404,6 +404,9 @@ func (r *Registry) Check() error {
 		for _, p := range headerProblems(o) {
 			add(o, "%s", p)
 		}
+		if o.Tool.TaskOnly && !o.Dispatches {
+			add(o, "a tool served only as a task dispatches work (Dispatches)")
+		}
 		if !o.RateLimit.Declared() {
 			add(o, "rate limit is not declared (registry.PerUser or registry.NoRateLimit)")
 		}

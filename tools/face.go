@@ -115,9 +115,10 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 				return res, err
 			}
 			p := f.principal(ctx, req)
+			tasks := speaksTasks(req)
 			kept := make([]*mcp.Tool, 0, len(list.Tools))
 			for _, t := range list.Tools {
-				if f.Callable(p, t.Name) {
+				if f.Callable(p, t.Name) && (tasks || !f.taskOnly(t.Name)) {
 					kept = append(kept, t)
 				}
 			}
@@ -126,6 +127,29 @@ func (f *Face) ListCallable(tokens guards.Authenticator) {
 			return &out, nil
 		}
 	})
+}
+
+// taskOnly reports whether the tool is served only as a task
+// (registry.ToolSpec.TaskRequired).
+func (f *Face) taskOnly(tool string) bool {
+	ops := f.ops[tool]
+	return len(ops) > 0 && ops[0].Tool.TaskOnly
+}
+
+// speaksTasks reports whether a request may be answered with a task: a
+// 2026-07-28 one that declared the tasks extension, or one of an older
+// revision, where a tool served only as a task is answered at once. A
+// tool that only a task serves is not listed to a caller that cannot call
+// it.
+func speaksTasks(req mcp.Request) bool {
+	r, ok := req.(interface {
+		ProtocolVersion() string
+		ClientCapabilities() *mcp.ClientCapabilities
+	})
+	if !ok || r.ProtocolVersion() < Revision20260728 {
+		return true
+	}
+	return wantsTasks(r.ClientCapabilities(), r.ProtocolVersion())
 }
 
 // Callable reports whether p may call every branch of the tool, as the
@@ -456,6 +480,12 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 				c.RequestID = id
 				ctx = registry.WithRequestID(ctx, id)
 			}
+		}
+		if c.Op.Tool.TaskOnly && revision(req) >= Revision20260728 && !wantsTasks(req.ClientCapabilities(), revision(req)) &&
+			f.principal(ctx, req) != nil {
+			// Refused before any work, once the caller is known: an
+			// unauthenticated call still gets the chain's 401.
+			return nil, missingTasks("tool " + c.Op.Tool.Name + " runs only as a task") // tasks.go
 		}
 		f.mapArguments(c, args)
 		f.speak(req, c)

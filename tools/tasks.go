@@ -118,7 +118,7 @@ func mustAdd(err error) {
 // taskParams are the params of tasks/get, tasks/update and tasks/cancel.
 type taskParams struct {
 	mcp.ParamsBase
-	TaskID         string               `json:"taskId"`
+	TaskID string `json:"taskId"`
 	// InputResponses are read one by one (responses): an answer of no
 	// known shape, under a key the work never asked, is ignored, not a
 	// refusal of the whole update.

@@ -41,6 +41,28 @@ type App struct {
 
 	causes *causes      // what was logged as errors, by request id
 	stop   func() error // stops the application, once
+
+	legacyMu sync.Mutex
+	legacy   map[string]*mcp.ClientSession // LegacyMCP's sessions, by token
+}
+
+// LegacyMCP is a session at MCP 2025-11-25 for token, kept for the app's
+// life. A tool served only as a task (registry.ToolSpec.TaskRequired) is
+// called there by ViaMCP: at that revision it answers at once, as any
+// dispatching tool, so the kit compares its answer with the HTTP twin's.
+func (a *App) LegacyMCP(t testing.TB, token string) *mcp.ClientSession {
+	t.Helper()
+	a.legacyMu.Lock()
+	defer a.legacyMu.Unlock()
+	if s, ok := a.legacy[token]; ok {
+		return s
+	}
+	s, _ := ConnectMCPAt(t, a.URL+"/mcp", token, "2025-11-25")
+	if a.legacy == nil {
+		a.legacy = map[string]*mcp.ClientSession{}
+	}
+	a.legacy[token] = s
+	return s
 }
 
 // Stop stops the application now, as a deploy or a crash of one replica

@@ -79,6 +79,13 @@ func (w *Wire) Last() []byte {
 // each answer.
 func ConnectMCP(t testing.TB, url, token string, opts ...func(*mcp.ClientOptions)) (*mcp.ClientSession, *Wire) {
 	t.Helper()
+	return ConnectMCPAt(t, url, token, "", opts...)
+}
+
+// ConnectMCPAt is ConnectMCP speaking the given revision ("" for the
+// latest the client knows).
+func ConnectMCPAt(t testing.TB, url, token, revision string, opts ...func(*mcp.ClientOptions)) (*mcp.ClientSession, *Wire) {
+	t.Helper()
 	// The client can answer a tool that asks its model (sampling), as
 	// desktop agents do: every completion is the same words. It declares
 	// neither elicitation nor roots, so confirmations take the token path.
@@ -98,7 +105,7 @@ func ConnectMCP(t testing.TB, url, token string, opts ...func(*mcp.ClientOptions
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: wire}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := client.Connect(ctx, tr, nil)
+	s, err := client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatalf("mcp connect: %v", err)
 	}

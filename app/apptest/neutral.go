@@ -150,6 +150,9 @@ func (a *App) ViaMCP(t testing.TB, s *mcp.ClientSession, r Request) Outcome {
 	if r.Token == "" {
 		return bare()
 	}
+	if r.Op.Tool.TaskOnly {
+		s = a.LegacyMCP(t, r.Token)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if len(r.Op.Tool.Headers) > 0 {

@@ -299,7 +299,11 @@ func (s *scenario) listing() {
 	listed := func(u User) *mcp.Tool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		res, err := u.MCP.ListTools(ctx, nil)
+		session := u.MCP
+		if s.op.Tool.TaskOnly { // listed where it can be called (apptest.LegacyMCP)
+			session = s.a.LegacyMCP(s.t, u.Token)
+		}
+		res, err := session.ListTools(ctx, nil)
 		require.NoError(s.t, err, "tools/list")
 		for _, t := range res.Tools {
 			if t.Name == s.op.Tool.Name {

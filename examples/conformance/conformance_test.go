@@ -47,7 +47,7 @@ var served = []string{
 	"input-required-result-result-type", "input-required-result-non-tool-request",
 	"server-stateless",
 	// Input on the tasks surface: confirm_delete and test_tool_with_task.
-	"tasks-dispatch-and-envelope", "tasks-mrtr-input", "tasks-mrtr-composition",
+	"tasks-dispatch-and-envelope", "tasks-mrtr-input", "tasks-mrtr-composition", "tasks-required-task-error",
 }
 
 // TestConformanceSuite runs the official MCP conformance suite at

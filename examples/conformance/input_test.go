@@ -1,11 +1,13 @@
 package conformance_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"cairn.dev/cairn/app/apptest"
@@ -45,4 +47,27 @@ func TestAskingWhereNoneCanBeAsked(t *testing.T) {
 	out := apptest.Call(t, session, "test_missing_capability", map[string]any{})
 	require.False(t, out.IsError)
 	require.Contains(t, out.Text, apptest.SampledText, "the client's model was asked, and its words reached the handler")
+}
+
+// TestATaskOnlyToolIsListedWhereItCanBeCalled: failing_job, served only as a
+// task, is listed to a 2026-07-28 client that declared the tasks extension
+// and to a 2025-11-25 one (which it answers at once), never to a
+// 2026-07-28 client without the extension, which it would refuse.
+func TestATaskOnlyToolIsListedWhereItCanBeCalled(t *testing.T) {
+	t.Parallel()
+	a := apptest.New(t, conformance.Product())
+	tok := a.Token(t, "lister@example.com")
+	listed := func(s *mcp.ClientSession) bool {
+		res, err := s.ListTools(context.Background(), nil)
+		require.NoError(t, err)
+		for _, tool := range res.Tools {
+			if tool.Name == "failing_job" {
+				return true
+			}
+		}
+		return false
+	}
+	require.False(t, listed(a.MCP(t, tok)), "without the tasks extension")
+	require.True(t, listed(a.MCP(t, tok, apptest.WithTasks)), "with the tasks extension")
+	require.True(t, listed(a.LegacyMCP(t, tok)), "at 2025-11-25")
 }

@@ -114,7 +114,7 @@ func declareJobs(reg *registry.Registry) {
 	second := func(*ComputeInput) int { return 1 }
 	job(reg, "slow_compute", "Computes for the given seconds in the background, then answers its label.",
 		start(kindCompute, func(in *ComputeInput) int { return in.Seconds }), started, nil)
-	job(reg, "failing_job", "Fails after a second in the background, as a tool error.", start(kindFailing, second), started, nil)
+	job(reg, "failing_job", "Fails after a second in the background, as a tool error; only as a task at 2026-07-28.", start(kindFailing, second), started, nil)
 	job(reg, "protocol_error_job", "Crashes after a second in the background.", start(kindProtocolError, second), started, nil)
 	declareAskingJobs(reg, start)
 
@@ -175,7 +175,7 @@ func job[I, O any](reg *registry.Registry, tool, description string, merge func(
 		ID:      "fixtures." + tool,
 		Summary: description,
 		HTTP:    registry.Post("/fixtures/jobs/"+tool, http.StatusAccepted),
-		Tool:    registry.Tool(tool, description),
+		Tool:    toolOf(tool, description),
 
 		Scope:        ScopeUse,
 		Owner:        registry.CallerOwned,
@@ -219,4 +219,14 @@ func validateJob(r registry.Record) []registry.Violation {
 
 func started(id string) Started {
 	return Started{ID: id, Next: "read the job with get_job until it settles"}
+}
+
+// toolOf is a job's tool: failing_job is served only as a task (the
+// suite's fixture of a tool registered with task support "required").
+func toolOf(name, description string) registry.ToolSpec {
+	t := registry.Tool(name, description)
+	if name == "failing_job" {
+		t = t.TaskRequired()
+	}
+	return t
 }
