@@ -30,14 +30,19 @@ type WayChunk struct {
 
 type wayRow struct {
 	bun.BaseModel `bun:"table:osm_ways"`
-
-	ID       string `bun:"id,pk"`
-	WayID    int64  `bun:"way_id"`
-	Kind     string `bun:"kind"`
-	Tile     int64  `bun:"tile"`
-	Tags     Tags   `bun:"tags,type:text"`
-	Points   string `bun:"points"`
+	wayFields
 	ImportID string `bun:"import_id"`
+}
+
+// wayFields are a way chunk's columns, stored (osm_ways) and staged
+// (osm_staged_ways) alike.
+type wayFields struct {
+	ID     string `bun:"id,pk"`
+	WayID  int64  `bun:"way_id"`
+	Kind   string `bun:"kind"`
+	Tile   int64  `bun:"tile"`
+	Tags   Tags   `bun:"tags,type:text"`
+	Points string `bun:"points"`
 }
 
 // encodePoints writes points as millionths of a degree, each pair after
@@ -107,7 +112,7 @@ func wayRows(chunks []WayChunk) []wayRow {
 		if tags == nil {
 			tags = Tags{}
 		}
-		r := wayRow{ID: c.ID, WayID: c.WayID, Kind: c.Kind, Tile: c.Tile, Tags: tags, Points: encodePoints(c.Points), ImportID: c.ImportID}
+		r := wayRow{wayFields: wayFields{ID: c.ID, WayID: c.WayID, Kind: c.Kind, Tile: c.Tile, Tags: tags, Points: encodePoints(c.Points)}, ImportID: c.ImportID}
 		if i, ok := at[c.ID]; ok {
 			rows[i] = r
 			continue

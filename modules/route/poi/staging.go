@@ -3,7 +3,6 @@ package poi
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -30,31 +29,14 @@ var _ Filer = (*Store)(nil)
 
 type stagedPOI struct {
 	bun.BaseModel `bun:"table:osm_staged_pois"`
-
-	ImportID   string    `bun:"import_id,pk"`
-	ID         string    `bun:"id,pk"`
-	Source     string    `bun:"source"`
-	OSMType    string    `bun:"osm_type,nullzero"`
-	OSMID      int64     `bun:"osm_id,nullzero"`
-	Name       string    `bun:"name"`
-	Category   string    `bun:"category"`
-	Lat        float64   `bun:"lat"`
-	Lon        float64   `bun:"lon"`
-	Tags       Tags      `bun:"tags,type:text"`
-	ImportedAt time.Time `bun:"imported_at"`
-	Tile       int64     `bun:"tile"`
+	placeFields
+	ImportID string `bun:"import_id,pk"`
 }
 
 type stagedWay struct {
 	bun.BaseModel `bun:"table:osm_staged_ways"`
-
+	wayFields
 	ImportID string `bun:"import_id,pk"`
-	ID       string `bun:"id,pk"`
-	WayID    int64  `bun:"way_id"`
-	Kind     string `bun:"kind"`
-	Tile     int64  `bun:"tile"`
-	Tags     Tags   `bun:"tags,type:text"`
-	Points   string `bun:"points"`
 }
 
 // The columns each table of rows is filed with, staged and stored alike.
@@ -69,8 +51,7 @@ func (s *Store) StagePlaces(ctx context.Context, pois []POI) error {
 	rows := dedupeByID(pois)
 	staged := make([]stagedPOI, len(rows))
 	for i, r := range rows {
-		staged[i] = stagedPOI{ImportID: *r.ImportID, ID: r.ID, Source: r.Source, OSMType: r.OSMType, OSMID: r.OSMID,
-			Name: r.Name, Category: r.Category, Lat: r.Lat, Lon: r.Lon, Tags: r.Tags, ImportedAt: r.ImportedAt, Tile: r.Tile}
+		staged[i] = stagedPOI{placeFields: r.placeFields, ImportID: *r.ImportID}
 	}
 	return insertChunks(ctx, s.db, staged, "import_id, id", placeColumns[1:len(placeColumns)-1])
 }
@@ -81,7 +62,7 @@ func (s *Store) StageWays(ctx context.Context, chunks []WayChunk) error {
 	rows := wayRows(chunks)
 	staged := make([]stagedWay, len(rows))
 	for i, r := range rows {
-		staged[i] = stagedWay{ImportID: r.ImportID, ID: r.ID, WayID: r.WayID, Kind: r.Kind, Tile: r.Tile, Tags: r.Tags, Points: r.Points}
+		staged[i] = stagedWay{wayFields: r.wayFields, ImportID: r.ImportID}
 	}
 	return insertChunks(ctx, s.db, staged, "import_id, id", wayColumns[1:len(wayColumns)-1])
 }

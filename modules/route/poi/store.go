@@ -31,7 +31,13 @@ func NewStore(db *bun.DB) *Store { return &Store{db: db} }
 
 type poiRow struct {
 	bun.BaseModel `bun:"table:pois"`
+	placeFields
+	ImportID *string `bun:"import_id"`
+}
 
+// placeFields are a place's columns, stored (pois) and staged
+// (osm_staged_pois) alike.
+type placeFields struct {
 	ID         string    `bun:"id,pk"`
 	Source     string    `bun:"source"`
 	OSMType    string    `bun:"osm_type,nullzero"`
@@ -43,7 +49,6 @@ type poiRow struct {
 	Tags       Tags      `bun:"tags,type:text"`
 	ImportedAt time.Time `bun:"imported_at"`
 	Tile       int64     `bun:"tile"`
-	ImportID   *string   `bun:"import_id"`
 }
 
 func toRow(p POI) poiRow {
@@ -55,8 +60,8 @@ func toRow(p POI) poiRow {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	r := poiRow{ID: p.ID, Source: p.Source, OSMType: p.OSMType, OSMID: p.OSMID, Name: p.Name,
-		Category: p.Category, Lat: p.Lat, Lon: p.Lon, Tags: tags, ImportedAt: at.UTC(), Tile: corridor.Tile(p.Lat, p.Lon)}
+	r := poiRow{placeFields: placeFields{ID: p.ID, Source: p.Source, OSMType: p.OSMType, OSMID: p.OSMID, Name: p.Name,
+		Category: p.Category, Lat: p.Lat, Lon: p.Lon, Tags: tags, ImportedAt: at.UTC(), Tile: corridor.Tile(p.Lat, p.Lon)}}
 	if p.ImportID != "" {
 		id := p.ImportID
 		r.ImportID = &id
