@@ -33,9 +33,37 @@ func NewServer(impl *mcp.Implementation, instructions string, log *slog.Logger) 
 		Resources: &mcp.ResourceCapabilities{}, Completions: &mcp.CompletionCapabilities{}}
 	caps.AddExtension(TasksExtension, nil)
 	return mcp.NewServer(impl, &mcp.ServerOptions{
-		Instructions: instructions, Logger: log, Capabilities: caps,
+		Instructions: instructions, Logger: warnings(log), Capabilities: caps,
 		SetCacheable: cacheHints, CompletionHandler: noCompletions,
 	})
+}
+
+// warnings is log for the SDK: its warnings and errors, without the lines
+// it writes at Info for every session, which a stateless endpoint opens
+// for every request (three lines a call).
+func warnings(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return nil
+	}
+	return slog.New(atLeast{Handler: log.Handler(), min: slog.LevelWarn})
+}
+
+// atLeast is a handler that drops the records below min.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{Handler: h.Handler.WithAttrs(as), min: h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{Handler: h.Handler.WithGroup(name), min: h.min}
 }
 
 // noCompletions answers completion/complete: no argument of this server
