@@ -1,3 +1,7 @@
+// Sampling and roots are deprecated at 2026-07-28 (SEP-2577) and still
+// served through their deprecation window: a handler may ask for them.
+//lint:file-ignore SA1019 asking a client for sampling or roots is served until the deprecation window ends
+
 package tools
 
 import (

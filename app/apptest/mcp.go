@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test client answers sampling, deprecated at 2026-07-28 and still served through its deprecation window
+
 package apptest
 
 import (
