@@ -59,7 +59,8 @@ func (a InputAnswer) Accepted() bool { return a.Kind == InputForm && a.Action ==
 // chain seals the state (bound to the caller, the operation and its
 // arguments, for InputStateTTL); the face asks in its own way, or refuses
 // where it cannot ask (HTTP: 409 input_required). A handler asks only for
-// what its face can carry (Call.CanAsk), and never asks in a creation.
+// what its face can carry (Call.CanAsk); a creation's idempotency claim
+// rolls back with the rest, so a creation may ask too.
 type InputNeeded struct {
 	Requests map[string]InputRequest
 	State    string
