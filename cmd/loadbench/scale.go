@@ -539,6 +539,14 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 			}
 		}
 	}()
+	pids := d.pids()
+	// Wait first, then open the connections: what an earlier run
+	// dispatched is not this one's, and a connection opened and left
+	// without a request for longer than the server's header timeout (10 s)
+	// is closed by the server, as it should be.
+	for _, pid := range pids {
+		waitIdle(pid, 20*time.Second)
+	}
 	own := max(d.w.users/d.conns, 1)
 	for i := range conns {
 		p := d.procs[i%len(d.procs)]
@@ -558,10 +566,6 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 				return scaleResult{}, fmt.Errorf("MCP: %w", err)
 			}
 		}
-	}
-	pids := d.pids()
-	for _, pid := range pids {
-		waitIdle(pid, 20*time.Second) // what an earlier run dispatched is not this one's
 	}
 	var dbPIDs []int
 	if d.db != nil {
