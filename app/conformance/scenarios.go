@@ -101,7 +101,7 @@ func (s *scenario) send(f face, r apptest.Request) apptest.Outcome {
 	}
 	release := s.a.Queue.Hold()
 	defer release()
-	before := s.census.take(s.t)
+	before := s.census.settled(s.t)
 	out := s.deliver(f, r)
 	s.changed = changes(before, s.census.take(s.t))
 	if len(s.changed) == 0 {
