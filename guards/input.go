@@ -110,12 +110,29 @@ func (s InputSeal) open(ctx context.Context, c *registry.Call, sealed string) (s
 	return string(body[8:]), nil
 }
 
-// handle is the end of every chain: the module's own code. A state sent
-// back is opened first, and refused when it is not one sealed for this
-// very call; a handler asking for input has its state sealed in the
-// answer (registry.InputRequired), which, as an error, rolls back every
-// transaction around it.
+// handle is the end of every chain: the module's own code, which may ask
+// its caller for input (Asking).
 func (ch *Chain) handle(ctx context.Context, c *registry.Call) error {
+	return ch.Asking(ctx, c, func() error {
+		c.Handling = true
+		out, err := c.Op.Handle(ctx, c)
+		if err != nil {
+			return err
+		}
+		c.Output = out
+		return nil
+	})
+}
+
+// Asking runs work that may ask c's caller for input: a state sent back
+// (c.SentState) is opened first into c.InputState, and refused when it is
+// not one sealed for this caller, operation and arguments; an InputNeeded
+// the work returns has its state sealed in the answer
+// (registry.InputRequired), which, as an error, rolls back every
+// transaction around it. The chain runs every handler through it; a face
+// runs what asks outside an operation's chain (a prompt) through it too,
+// c naming the caller, an operation id of its own and the arguments.
+func (ch *Chain) Asking(ctx context.Context, c *registry.Call, work func() error) error {
 	if c.SentState != "" {
 		state, err := ch.seal.open(ctx, c, c.SentState)
 		if err != nil {
@@ -123,8 +140,7 @@ func (ch *Chain) handle(ctx context.Context, c *registry.Call) error {
 		}
 		c.InputState = state
 	}
-	c.Handling = true
-	out, err := c.Op.Handle(ctx, c)
+	err := work()
 	if need, ok := registry.AsInputNeeded(err); ok {
 		sealed, err := ch.seal.seal(ctx, c, need.State)
 		if err != nil {
@@ -132,11 +148,7 @@ func (ch *Chain) handle(ctx context.Context, c *registry.Call) error {
 		}
 		return registry.NewInputRequired(need, sealed)
 	}
-	if err != nil {
-		return err
-	}
-	c.Output = out
-	return nil
+	return err
 }
 
 // WithInputSeal returns ch sealing the state of handlers that ask their
@@ -145,16 +157,4 @@ func (ch *Chain) WithInputSeal(s InputSeal) *Chain {
 	cp := *ch
 	cp.seal = s
 	return &cp
-}
-
-// SealInput seals state for c as the chain seals a handler's: for what
-// asks outside an operation's chain (a prompt), c naming the caller, an
-// operation id of its own and the arguments.
-func (ch *Chain) SealInput(ctx context.Context, c *registry.Call, state string) (string, error) {
-	return ch.seal.seal(ctx, c, state)
-}
-
-// OpenInput opens what SealInput sealed for c, or registry.ErrInputState.
-func (ch *Chain) OpenInput(ctx context.Context, c *registry.Call, sealed string) (string, error) {
-	return ch.seal.open(ctx, c, sealed)
 }

@@ -509,6 +509,7 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 		}
 		err := f.chain.Run(ctx, c)
 		var asked *registry.InputRequired
+		refused := stateRefused(err)
 		switch {
 		case errors.As(err, &asked):
 			if cannot, refusal := unaskable(asked, c.Askable, revision(req)); refusal != nil {
@@ -517,8 +518,8 @@ func (f *Face) handler(ops []*registry.Operation) mcp.ToolHandler {
 				return f.errorResult(ctx, c, err), nil // 409 input_required, as HTTP answers
 			}
 			return inputRequests(asked), nil
-		case stateRefused(err) != nil:
-			return nil, stateRefused(err)
+		case refused != nil:
+			return nil, refused
 		case err != nil:
 			return f.errorResult(ctx, c, err), nil
 		case c.Confirmation != nil && inBand:

@@ -95,32 +95,23 @@ func (f *Face) promptHandler(p registry.Prompt) mcp.PromptHandler {
 	}
 }
 
-// renderAsking renders a prompt that may ask its caller for input: the
-// state it sends back is opened, and the state it asks with sealed, for
-// this caller, this prompt and these arguments, as the chain does for a
-// tool's handler.
+// renderAsking renders a prompt that may ask its caller for input, through
+// the chain's Asking: its state is sealed for this caller, this prompt and
+// these arguments, as a tool handler's is.
 func (f *Face) renderAsking(ctx context.Context, req *mcp.GetPromptRequest, p registry.Prompt, in registry.PromptInput) ([]registry.Message, error) {
 	raw := make(map[string]json.RawMessage, len(req.Params.Arguments))
 	for k, v := range req.Params.Arguments {
 		raw[k], _ = json.Marshal(v)
 	}
 	c := &registry.Call{Face: registry.FaceMCP, Op: &registry.Operation{ID: "prompt." + p.Name},
-		Principal: f.principal(ctx, req), Args: raw}
-	if sent := req.Params.RequestState; sent != "" {
-		state, err := f.chain.OpenInput(ctx, c, sent)
-		if err != nil {
-			return nil, err
-		}
-		in.State = state
-	}
-	msgs, err := p.Asking(ctx, req.Params.Arguments, in)
-	if need, ok := registry.AsInputNeeded(err); ok {
-		sealed, err := f.chain.SealInput(ctx, c, need.State)
-		if err != nil {
-			return nil, registry.Internal(err)
-		}
-		return nil, registry.NewInputRequired(need, sealed)
-	}
+		Principal: f.principal(ctx, req), Args: raw, SentState: req.Params.RequestState}
+	var msgs []registry.Message
+	err := f.chain.Asking(ctx, c, func() error {
+		in.State = c.InputState
+		var err error
+		msgs, err = p.Asking(ctx, req.Params.Arguments, in)
+		return err
+	})
 	return msgs, err
 }
 

@@ -132,11 +132,17 @@ func fixture[I any](reg *registry.Registry, tool, path, description string, answ
 // working declares one read-only fixture whose answer works with its call
 // (reports progress, say).
 func working[I any](reg *registry.Registry, tool, path, description string, handle func(context.Context, *registry.Call, *I) (Answer, error)) {
+	workingAs(reg, registry.Tool(tool, description), path, handle)
+}
+
+// workingAs is working for a tool declared beyond its name and words
+// (arguments mirrored in headers, say).
+func workingAs[I any](reg *registry.Registry, spec registry.ToolSpec, path string, handle func(context.Context, *registry.Call, *I) (Answer, error)) {
 	registry.Add(reg, registry.Op[I, Answer]{
-		ID:      "fixtures." + tool,
-		Summary: description,
+		ID:      "fixtures." + spec.Name,
+		Summary: spec.Description,
 		HTTP:    registry.Get("/fixtures/" + path),
-		Tool:    registry.Tool(tool, description),
+		Tool:    spec,
 
 		Scope:        ScopeUse,
 		Owner:        registry.CallerOwned,

@@ -95,24 +95,8 @@ type HeadersInput struct {
 // each header against its argument before the guards judge the call.
 func declareHeadersTool(reg *registry.Registry) {
 	const description = "Answers the region and priority it was called with; both are mirrored in headers."
-	registry.Add(reg, registry.Op[HeadersInput, Answer]{
-		ID:      "fixtures.test_custom_headers",
-		Summary: description,
-		HTTP:    registry.Get("/fixtures/custom-headers"),
-		Tool:    registry.Tool("test_custom_headers", description).Mirrored("region", "Region").Mirrored("priority", "Priority"),
-
-		Scope:        ScopeUse,
-		Owner:        registry.CallerOwned,
-		RateLimit:    registry.NoRateLimit,
-		Validate:     registry.NotValidated,
-		Lock:         registry.NoLock,
-		Precondition: registry.NoPrecondition,
-		Confirm:      registry.NoConfirm,
-		Idempotency:  registry.NotACreation,
-		Hints:        registry.Hints{ReadOnly: true, Idempotent: true},
-
-		Handle: func(_ context.Context, _ *registry.Call, in *HeadersInput) (Answer, error) {
+	workingAs(reg, registry.Tool("test_custom_headers", description).Mirrored("region", "Region").Mirrored("priority", "Priority"),
+		"custom-headers", func(_ context.Context, _ *registry.Call, in *HeadersInput) (Answer, error) {
 			return Answer{Blocks: []AnswerBlock{text(fmt.Sprintf("region %s, priority %d", in.Region, in.Priority))}}, nil
-		},
-	})
+		})
 }
