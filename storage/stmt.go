@@ -24,22 +24,30 @@ type Stmt struct {
 }
 
 // Prepare declares a statement written with ? placeholders; they are
-// rewritten to $1, $2 … on PostgreSQL.
+// rewritten to $1, $2 … on PostgreSQL, and to +? on SQLite.
+//
+// The unary plus changes no value. It keeps a prepared statement's plan:
+// once ANALYZE has sampled a column, SQLite plans a comparison of it with a
+// bare placeholder by the value bound, so it prepares the statement again
+// on every run with another value (a trip and its days, keyed by the trip,
+// were parsed again on every read); with an expression in its place it
+// plans once, by the column's statistics alone.
 func Prepare(db *bun.DB, query string) *Stmt {
-	if db.Dialect().Name() == dialect.PG {
-		var b strings.Builder
-		n := 0
-		for _, r := range query {
-			if r == '?' {
-				n++
-				b.WriteString("$" + strconv.Itoa(n))
-				continue
-			}
+	pg := db.Dialect().Name() == dialect.PG
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		switch {
+		case r != '?':
 			b.WriteRune(r)
+		case pg:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+		default:
+			b.WriteString("+?")
 		}
-		query = b.String()
 	}
-	return &Stmt{db: db, query: query}
+	return &Stmt{db: db, query: b.String()}
 }
 
 // SQL is the statement as the engine receives it (placeholders rewritten),

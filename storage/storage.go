@@ -220,7 +220,10 @@ func (t Tx) run(ctx context.Context, opts *sql.TxOptions, fn func(ctx context.Co
 		if owner.conn != nil {
 			ctx = context.WithValue(ctx, ownerKey{}, owner)
 		}
-		return fn(ctx)
+		if err := fn(ctx); err != nil {
+			return err
+		}
+		return hooks.beforeCommit(ctx)
 	})
 	if err == nil {
 		hooks.run()
@@ -228,10 +231,33 @@ func (t Tx) run(ctx context.Context, opts *sql.TxOptions, fn func(ctx context.Co
 	return err
 }
 
-// commitHooks are what AfterCommit was given inside one transaction.
+// commitHooks are what AfterCommit and BeforeCommit were given inside one
+// transaction.
 type commitHooks struct {
-	mu  sync.Mutex
-	fns []func()
+	mu     sync.Mutex
+	fns    []func()
+	before []string                               // BeforeCommit's keys, in order
+	byKey  map[string]func(context.Context) error // the last function given each key
+}
+
+// beforeCommit runs BeforeCommit's functions, each key's once, including
+// those the functions themselves give.
+func (h *commitHooks) beforeCommit(ctx context.Context) error {
+	for {
+		h.mu.Lock()
+		if len(h.before) == 0 {
+			h.mu.Unlock()
+			return nil
+		}
+		key := h.before[0]
+		h.before = h.before[1:]
+		fn := h.byKey[key]
+		delete(h.byKey, key)
+		h.mu.Unlock()
+		if err := fn(ctx); err != nil {
+			return err
+		}
+	}
 }
 
 type hooksKey struct{}
@@ -258,6 +284,28 @@ func AfterCommit(ctx context.Context, fn func()) {
 		return
 	}
 	fn()
+}
+
+// BeforeCommit runs fn inside the transaction carried by ctx, once the
+// transaction's work has succeeded and before it commits; its error rolls
+// the transaction back. A key given again within one transaction runs once,
+// with the last fn given: what is derived from many writes is derived once,
+// from all of them. Outside a transaction it runs fn at once.
+func BeforeCommit(ctx context.Context, key string, fn func(ctx context.Context) error) error {
+	h, ok := ctx.Value(hooksKey{}).(*commitHooks)
+	if !ok {
+		return fn(ctx)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byKey == nil {
+		h.byKey = map[string]func(context.Context) error{}
+	}
+	if _, queued := h.byKey[key]; !queued {
+		h.before = append(h.before, key)
+	}
+	h.byKey[key] = fn
+	return nil
 }
 
 // Conn returns the transaction carried by ctx, or db itself.

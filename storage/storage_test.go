@@ -413,3 +413,40 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 		require.Equal(t, before+10, count(t, db))
 	})
 }
+
+// BeforeCommit runs each key's function once, the last given, inside the
+// transaction: what it writes commits with the transaction's work, and its
+// error rolls both back. Outside a transaction it runs at once.
+func TestBeforeCommitRunsOncePerKeyInsideTheTransaction(t *testing.T) {
+	t.Parallel()
+	storagetest.Engines(t, func(t *testing.T, db *bun.DB) {
+		notes(t, db)
+		ctx := context.Background()
+		var ran []string
+		err := storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+			for i := range 3 {
+				require.NoError(t, write(ctx, db, fmt.Sprint("work-", i)))
+				require.NoError(t, storage.BeforeCommit(ctx, "derived", func(ctx context.Context) error {
+					ran = append(ran, fmt.Sprint("derived after ", i))
+					return write(ctx, db, "derived")
+				}))
+			}
+			require.Empty(t, ran, "nothing runs before the work is done")
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, []string{"derived after 2"}, ran)
+		require.Equal(t, 4, count(t, db))
+
+		err = storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+			require.NoError(t, write(ctx, db, "rolled-back"))
+			return storage.BeforeCommit(ctx, "derived", func(context.Context) error { return errFailed })
+		})
+		require.ErrorIs(t, err, errFailed)
+		require.Equal(t, 4, count(t, db), "the hook's error rolls the work back")
+
+		ranNow := false
+		require.NoError(t, storage.BeforeCommit(ctx, "k", func(context.Context) error { ranNow = true; return nil }))
+		require.True(t, ranNow, "outside a transaction it runs at once")
+	})
+}

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
@@ -29,20 +28,35 @@ const tripColumns = `id, user_id, title, source_url, source_type, start_date, en
 	locale, status, computation_status, version, generation, created_at, updated_at, revision, alerts, coverage, out_of_zone`
 
 // dayColumns are what the digest says of a day: no geometry, no
-// accommodation candidates; its two end points; of the chosen
-// accommodation, its name alone (chosenName), which the engine reads out of
-// its JSON.
+// accommodation candidates; its two end points; its chosen accommodation,
+// of which it gives the name alone (chosenOf).
 const dayColumns = `id, position, distance, ascent, descent, label, is_rest_day, alerts, start_point, end_point, start_label, end_label, selected_accommodation`
 
-// chosenName is the SQL of the chosen accommodation's name, in the engine's
-// own JSON functions: NULL without a choice, "" for a choice without a
-// name, as reading the whole accommodation in Go gave.
-func chosenName(db *bun.DB, column string) string {
-	name := "json_extract(" + column + ", '$.name')"
-	if db.Dialect().Name() == dialect.PG {
-		name = "(" + column + "::json ->> 'name')"
+// chosenOf is the name of a stored chosen accommodation: nil without a
+// choice (NULL, or JSON null), "" for a choice without a name, as decoding
+// the whole accommodation gives. It reads the spelling the store writes
+// ({"id":…,"name":…}) without a decoder. In the engine's JSON functions the
+// name cost a parse of the accommodation for every day of every read.
+func chosenOf(b []byte) (*string, error) {
+	if b == nil || string(b) == "null" {
+		return nil, nil
 	}
-	return "CASE WHEN " + column + " IS NULL OR " + column + " = 'null' THEN NULL ELSE COALESCE(" + name + ", '') END"
+	if rest, ok := bytes.CutPrefix(b, []byte(`{"id":`)); ok {
+		if _, rest, ok = plainString(rest); ok {
+			if rest, ok = bytes.CutPrefix(rest, []byte(`,"name":`)); ok {
+				if name, rest, ok := plainString(rest); ok && len(rest) > 0 && (rest[0] == ',' || rest[0] == '}') {
+					return &name, nil
+				}
+			}
+		}
+	}
+	var a struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, err
+	}
+	return &a.Name, nil
 }
 
 // summaryColumns are a listed trip's, with its riding days counted and
@@ -57,8 +71,11 @@ const listFilter = `t.user_id = ? AND (? = '' OR LOWER(t.title) LIKE ? ESCAPE '\
 
 // reads are the prepared statements of the hot reads.
 type reads struct {
-	trip   *storage.Stmt
-	state  *storage.Stmt
+	trip  *storage.Stmt
+	state *storage.Stmt
+	// stored is the trip, its share and its days as its row keeps them;
+	// digest joins its days instead, for a trip whose kept days are behind.
+	stored *storage.Stmt
 	digest *storage.Stmt
 	// revision is all a cached digest costs: the trip's revision by key.
 	revision *storage.Stmt
@@ -70,12 +87,14 @@ func prepareReads(db *bun.DB) reads {
 	return reads{
 		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
 		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
+		stored: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, t.days_digest_revision, t.days_digest"+
+			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL WHERE t.id = ?"),
 		// One statement for the trip, its active share and its days: each
 		// statement is a read transaction of its own on SQLite, and a round
 		// trip on PostgreSQL. A trip has at most one active share (a partial
 		// unique index), so the share's join repeats no day.
 		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, "+
-			strings.Replace(qualified("s", dayColumns), "s.selected_accommodation", chosenName(db, "s.selected_accommodation"), 1)+
+			qualified("s", dayColumns)+
 			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL"+
 			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		revision: storage.Prepare(db, "SELECT revision FROM trips WHERE id = ?"),
@@ -263,9 +282,9 @@ func countAlerts(stored string) AlertCount {
 // dayTargets are the scan targets of dayColumns, each nullable: a trip
 // without days reads as one row of NULLs in the digest's join.
 type dayTargets struct {
-	id, label, alerts, chosen sql.NullString
+	id, label, alerts         sql.NullString
 	startLabel, endLabel      sql.NullString
-	start, end                sql.RawBytes // parsed at once, before the next row
+	start, end, chosen        sql.RawBytes // parsed at once, before the next row
 	position                  sql.NullInt64
 	distance, ascent, descent sql.NullFloat64
 	rest                      sql.NullBool
@@ -315,11 +334,9 @@ func (d *dayTargets) day() (Day, error) {
 		n := countAlerts(d.alerts.String)
 		day.Alerts = &n
 	}
-	if d.chosen.Valid {
-		name := d.chosen.String
-		day.Sleep = &name
-	}
-	return day, nil
+	sleep, err := chosenOf(d.chosen)
+	day.Sleep = sleep
+	return day, err
 }
 
 // digest is a trip's digest as Digest answers it, at one revision.
@@ -403,7 +420,13 @@ func (s *Store) remember(id string, d digest, now time.Time, epoch epoch) {
 // changed forgets the digest of trip id once the transaction carried by
 // ctx commits (at once outside one): every write of the store calls it,
 // beside moving the revision on.
+//
+// Before the transaction commits, it also keeps the trip's days on its row
+// (keepDigest), once however many writes the transaction made. Outside a
+// transaction a failure to keep them is left: the kept days are then behind
+// the revision, and reads join the days until the next write.
 func (s *Store) changed(ctx context.Context, id string) {
+	_ = storage.BeforeCommit(ctx, "trips.digest:"+id, func(ctx context.Context) error { return s.keepDigest(ctx, id) })
 	storage.AfterCommit(ctx, func() { s.forget(id) })
 }
 
@@ -431,8 +454,55 @@ func (s *Store) forgetAll() {
 }
 
 // readDigest reads trip id, its active share and the digest lines of its
-// days in one statement.
+// days: from the trip's row alone when the days it keeps were written at
+// its revision, by joining its days otherwise.
 func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
+	row, err := s.reads.stored.QueryRow(ctx, id)
+	if err != nil {
+		return digest{}, err
+	}
+	t := new(Trip)
+	var (
+		code   sql.NullString
+		at     sql.NullInt64
+		stored []byte
+	)
+	targets, done := tripTargets(t)
+	if err := row.Scan(append(targets, &code, &at, &stored)...); err != nil {
+		return digest{}, notFound(err)
+	}
+	if at.Valid && at.Int64 == t.Revision && stored != nil {
+		if err := done(); err != nil {
+			return digest{}, err
+		}
+		if days, err := decodeDays(stored); err == nil {
+			return digest{trip: t, days: days, code: code.String}, nil
+		}
+		// Days kept in a form this version does not read are read afresh.
+	}
+	return s.joinDigest(ctx, id)
+}
+
+// keepDigest writes the days of trip id, as joining them reads them, to
+// the trip's row with the revision they were read at. The write names that
+// revision, so days read before another write committed are not kept: the
+// other write keeps its own.
+func (s *Store) keepDigest(ctx context.Context, id string) error {
+	d, err := s.joinDigest(ctx, id)
+	if e := registry.AsError(err); e != nil && e.Kind == registry.KindNotFound {
+		return nil // deleted
+	}
+	if err != nil {
+		return err
+	}
+	_, err = storage.Conn(ctx, s.db).NewRaw("UPDATE trips SET days_digest = ?, days_digest_revision = ? WHERE id = ? AND revision = ?",
+		encodeDays(d.days), d.trip.Revision, id, d.trip.Revision).Exec(ctx)
+	return err
+}
+
+// joinDigest reads trip id, its active share and the digest lines of its
+// days in one statement.
+func (s *Store) joinDigest(ctx context.Context, id string) (digest, error) {
 	rows, err := s.reads.digest.Query(ctx, id)
 	if err != nil {
 		return digest{}, err

@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -273,6 +274,42 @@ func BenchmarkDigest(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestMiss is the read of a digest that is not remembered
+// (most of get_trip's reads over many trips): the trip, its share and its
+// days, from the engine, for 3 and 16 days.
+func BenchmarkDigestMiss(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		for _, n := range []int{3, 16} {
+			b.Run(fmt.Sprintf("engine=%s/days=%d", engine, n), func(b *testing.B) {
+				var db *bun.DB
+				if engine == "sqlite" {
+					db, _ = storagetest.SQLiteFile(b, readSources...)
+				} else {
+					db = storagetest.Postgres(b, readSources...)
+				}
+				ctx := context.Background()
+				s := NewStore(db)
+				user := "user-bench"
+				_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
+					user, "bench@example.com", time.Now().UTC()).Exec(ctx)
+				require.NoError(b, err)
+				start, end := "2031-05-01", "2031-05-03"
+				tr := newTrip(user, "0190a6f0-0000-7000-8000-00000000000c", "Bench", time.Now().UTC(), &start, &end)
+				require.NoError(b, s.Insert(ctx, tr))
+				require.NoError(b, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, n, 100, 5)))
+				b.ReportAllocs()
+				began := metrics.ProcessCPU()
+				for b.Loop() {
+					if d, err := s.readDigest(ctx, tr.ID); err != nil || len(d.days) != n {
+						b.Fatal(len(d.days), err)
+					}
+				}
+				b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
 // importedStages are n days of points points of geometry each, with
 // candidates accommodation candidates, the first one chosen.
 func importedStages(tripID string, n, points, candidates int) []Stage {
@@ -292,6 +329,39 @@ func importedStages(tripID string, n, points, candidates int) []Stage {
 			Accommodations: &list, Selected: &chosen}
 	}
 	return out
+}
+
+// A day's chosen accommodation is read without a decoder when spelt as
+// the store writes it, and through encoding/json otherwise: its name is
+// the decoder's either way, nil without a choice.
+func TestChosenNameReadsAsTheDecoder(t *testing.T) {
+	t.Parallel()
+	written, err := json.Marshal(Accommodation{ID: "osm:1", Name: "Camping du Lac", Type: "camp_site"})
+	require.NoError(t, err)
+	unnamed, err := json.Marshal(Accommodation{ID: "osm:2", Type: "hotel"})
+	require.NoError(t, err)
+	for _, give := range []string{string(written), string(unnamed), `{"id":"a","name":"b"}`, `{"name":"b","id":"a"}`,
+		`{"id":"a","name":"é"}`, `{"id":"a","name":"\u00e9"}`, `{"id":"a","name":"b\"c"}`, `{"id":"a"}`, `{ "id":"a","name":"b"}`,
+		`{"id":"a","name":"b"`, `{"id":"a","name":"b"x`, `{}`, `[]`, `{"id":"a","name":1}`} {
+		var want struct {
+			Name string `json:"name"`
+		}
+		wantErr := json.Unmarshal([]byte(give), &want)
+		got, err := chosenOf([]byte(give))
+		require.Equal(t, wantErr != nil, err != nil, give)
+		if wantErr == nil {
+			require.NotNil(t, got, give)
+			require.Equal(t, want.Name, *got, give)
+		}
+	}
+	for _, none := range []string{"null"} {
+		got, err := chosenOf([]byte(none))
+		require.NoError(t, err)
+		require.Nil(t, got)
+	}
+	got, err := chosenOf(nil)
+	require.NoError(t, err)
+	require.Nil(t, got, "NULL is no choice")
 }
 
 // The store's lists and maps of strings are read without a decoder when
@@ -420,9 +490,26 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 
 		// fresh is the digest as the join reads it, past what is remembered.
 		fresh := func() digest {
-			d, err := s.readDigest(ctx, tr.ID)
+			d, err := s.joinDigest(ctx, tr.ID)
 			require.NoError(t, err)
 			return d
+		}
+		// kept is the days the trip's row keeps, and whether they were
+		// written at its revision.
+		kept := func() ([]DigestDay, bool) {
+			var (
+				revision int64
+				at       sql.NullInt64
+				stored   []byte
+			)
+			require.NoError(t, db.NewRaw("SELECT revision, days_digest_revision, days_digest FROM trips WHERE id = ?", tr.ID).
+				Scan(ctx, &revision, &at, &stored))
+			if !at.Valid || at.Int64 != revision {
+				return nil, false
+			}
+			days, err := decodeDays(stored)
+			require.NoError(t, err)
+			return days, true
 		}
 		tests := []struct {
 			name  string
@@ -474,13 +561,29 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			require.NoError(t, tt.write(), tt.name)
 			want := fresh()
 			require.NotEqual(t, remembered, want, "%s changes what the digest reads", tt.name)
+			keptDays, current := kept()
+			require.True(t, current, "after %s the trip's row keeps its days at its revision", tt.name)
+			require.Equal(t, want.days, keptDays, "after %s the trip's row keeps the days the join reads", tt.name)
 			got, days, code, err := s.Digest(ctx, tr.ID)
 			require.NoError(t, err)
 			require.Equal(t, want, digest{trip: got, days: days, code: code}, "after %s", tt.name)
 		}
 
+		// A write made outside the store moves the revision and keeps no
+		// days: a read joins the days afresh.
+		_, err := db.ExecContext(ctx, "UPDATE stages SET distance = 77 WHERE trip_id = ? AND position = 0", tr.ID)
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, "UPDATE trips SET revision = revision + 1 WHERE id = ?", tr.ID)
+		require.NoError(t, err)
+		_, current := kept()
+		require.False(t, current)
+		outside, err := s.readDigest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Equal(t, 77.0, outside.days[0].Distance, "the kept days are behind the revision: the days are read")
+		s.forget(tr.ID) // a remembered digest sees such a write only within checkEvery
+
 		// A read inside a transaction that is rolled back is not remembered.
-		_, _, _, err := s.Digest(ctx, tr.ID)
+		_, _, _, err = s.Digest(ctx, tr.ID)
 		require.NoError(t, err)
 		stored := fresh()
 		rollback := errors.New("rolled back")

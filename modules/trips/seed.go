@@ -14,7 +14,8 @@ const seedBatch = 500
 // within the transaction ctx carries (or each statement its own). It is
 // for loading a data set (a benchmark's, a migration's): no revision is
 // moved, no digest forgotten and no computation dispatched, so the trips
-// must be complete, statuses included, and new to every reader.
+// must be complete, statuses included, and new to every reader. Each
+// trip's days are kept on its row, as every write keeps them.
 func (s *Store) Seed(ctx context.Context, trips []*Trip, stages []Stage) error {
 	db := storage.Conn(ctx, s.db)
 	for from := 0; from < len(trips); from += seedBatch {
@@ -26,6 +27,11 @@ func (s *Store) Seed(ctx context.Context, trips []*Trip, stages []Stage) error {
 	for from := 0; from < len(stages); from += seedBatch {
 		batch := stages[from:min(from+seedBatch, len(stages))]
 		if _, err := db.NewInsert().Model(&batch).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for _, t := range trips {
+		if err := s.keepDigest(ctx, t.ID); err != nil {
 			return err
 		}
 	}
