@@ -94,11 +94,15 @@ func ids(fsys fs.FS) ([]string, error) {
 	return out, err
 }
 
-// createTable finds the tables a migration creates.
-var createTable = regexp.MustCompile(`(?i)\bcreate\s+(?:virtual\s+)?table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?`)
+// tableChange finds what a migration does to its tables, in order: creates
+// one (1), renames one (2 to 3), drops one (4).
+var tableChange = regexp.MustCompile(`(?i)\bcreate\s+(?:virtual\s+)?table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?` +
+	`|\balter\s+table\s+"?([a-z_][a-z0-9_]*)"?\s+rename\s+to\s+"?([a-z_][a-z0-9_]*)"?` +
+	`|\bdrop\s+table\s+(?:if\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?`)
 
-// Tables lists the tables the source's up migrations create, sorted: the
-// module's own tables, whose rows the conformance kit counts.
+// Tables lists the tables the source's up migrations leave, sorted: the
+// module's own tables, whose rows the conformance kit counts. A table
+// created, renamed or dropped is followed through the migrations in order.
 func (s Source) Tables() ([]string, error) {
 	var names []string
 	err := fs.WalkDir(s.FS, ".", func(path string, d fs.DirEntry, err error) error {
@@ -110,19 +114,28 @@ func (s Source) Tables() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []string
+	sort.Strings(names) // by timestamp, the order they run in
+	tables := map[string]bool{}
 	for _, n := range names {
 		raw, err := fs.ReadFile(s.FS, n)
 		if err != nil {
 			return nil, fmt.Errorf("migrations of %s: %w", s.Module, err)
 		}
-		for _, m := range createTable.FindAllStringSubmatch(string(raw), -1) {
-			if t := strings.ToLower(m[1]); !seen[t] {
-				seen[t] = true
-				out = append(out, t)
+		for _, m := range tableChange.FindAllStringSubmatch(string(raw), -1) {
+			switch {
+			case m[1] != "":
+				tables[strings.ToLower(m[1])] = true
+			case m[2] != "":
+				delete(tables, strings.ToLower(m[2]))
+				tables[strings.ToLower(m[3])] = true
+			default:
+				delete(tables, strings.ToLower(m[4]))
 			}
 		}
+	}
+	out := make([]string, 0, len(tables))
+	for t := range tables {
+		out = append(out, t)
 	}
 	sort.Strings(out)
 	return out, nil

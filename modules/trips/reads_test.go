@@ -246,30 +246,11 @@ func TestOwnsForRead(t *testing.T) {
 func BenchmarkDigest(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		b.Run("engine="+engine, func(b *testing.B) {
-			var db *bun.DB
-			if engine == "sqlite" {
-				db, _ = storagetest.SQLiteFile(b, readSources...)
-			} else {
-				db = storagetest.Postgres(b, readSources...)
-			}
-			ctx := context.Background()
-			s := NewStore(db)
-			user := "user-bench"
-			_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
-				user, "bench@example.com", time.Now().UTC()).Exec(ctx)
-			require.NoError(b, err)
-			start, end := "2031-05-01", "2031-05-03"
-			tr := newTrip(user, "0190a6f0-0000-7000-8000-00000000000b", "Bench", time.Now().UTC(), &start, &end)
-			require.NoError(b, s.Insert(ctx, tr))
-			require.NoError(b, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, 3, 600, 30)))
-			b.ReportAllocs()
-			began := metrics.ProcessCPU()
-			for b.Loop() {
-				if _, days, _, err := s.Digest(ctx, tr.ID); err != nil || len(days) != 3 {
-					b.Fatal(len(days), err)
-				}
-			}
-			b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
+			s, id := benchTrip(b, engine, importedStages(benchTripID, 3, 600, 30))
+			measureReads(b, 3, func() ([]DigestDay, error) {
+				_, days, _, err := s.Digest(context.Background(), id)
+				return days, err
+			})
 		})
 	}
 }
@@ -281,33 +262,50 @@ func BenchmarkDigestMiss(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		for _, n := range []int{3, 16} {
 			b.Run(fmt.Sprintf("engine=%s/days=%d", engine, n), func(b *testing.B) {
-				var db *bun.DB
-				if engine == "sqlite" {
-					db, _ = storagetest.SQLiteFile(b, readSources...)
-				} else {
-					db = storagetest.Postgres(b, readSources...)
-				}
-				ctx := context.Background()
-				s := NewStore(db)
-				user := "user-bench"
-				_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
-					user, "bench@example.com", time.Now().UTC()).Exec(ctx)
-				require.NoError(b, err)
-				start, end := "2031-05-01", "2031-05-03"
-				tr := newTrip(user, "0190a6f0-0000-7000-8000-00000000000c", "Bench", time.Now().UTC(), &start, &end)
-				require.NoError(b, s.Insert(ctx, tr))
-				require.NoError(b, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, n, 100, 5)))
-				b.ReportAllocs()
-				began := metrics.ProcessCPU()
-				for b.Loop() {
-					if d, err := s.readDigest(ctx, tr.ID); err != nil || len(d.days) != n {
-						b.Fatal(len(d.days), err)
-					}
-				}
-				b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
+				s, id := benchTrip(b, engine, importedStages(benchTripID, n, 100, 5))
+				measureReads(b, n, func() ([]DigestDay, error) {
+					d, err := s.readDigest(context.Background(), id)
+					return d.days, err
+				})
 			})
 		}
 	}
+}
+
+const benchTripID = "0190a6f0-0000-7000-8000-00000000000b"
+
+// benchTrip is a store on engine holding one trip with days.
+func benchTrip(b *testing.B, engine string, days []Stage) (*Store, string) {
+	var db *bun.DB
+	if engine == "sqlite" {
+		db, _ = storagetest.SQLiteFile(b, readSources...)
+	} else {
+		db = storagetest.Postgres(b, readSources...)
+	}
+	ctx := context.Background()
+	s := NewStore(db)
+	user := "user-bench"
+	_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
+		user, "bench@example.com", time.Now().UTC()).Exec(ctx)
+	require.NoError(b, err)
+	start, end := "2031-05-01", "2031-05-03"
+	tr := newTrip(user, benchTripID, "Bench", time.Now().UTC(), &start, &end)
+	require.NoError(b, s.Insert(ctx, tr))
+	require.NoError(b, s.ReplaceStages(ctx, tr.ID, days))
+	return s, tr.ID
+}
+
+// measureReads runs read, which must give n days, and reports the
+// process's CPU per read beside the wall clock.
+func measureReads(b *testing.B, n int, read func() ([]DigestDay, error)) {
+	b.ReportAllocs()
+	began := metrics.ProcessCPU()
+	for b.Loop() {
+		if days, err := read(); err != nil || len(days) != n {
+			b.Fatal(len(days), err)
+		}
+	}
+	b.ReportMetric(float64(metrics.ProcessCPU()-began)/float64(b.N), "cpu-ns/op")
 }
 
 // importedStages are n days of points points of geometry each, with
