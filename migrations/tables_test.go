@@ -15,7 +15,7 @@ import (
 func TestTablesFollowTheMigrations(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{
-		"20260101000001_first.up.sql":  {Data: []byte("CREATE TABLE days (id TEXT);\n--bun:split\nCREATE TABLE IF NOT EXISTS notes (id TEXT);\nCREATE TABLE scratch (id TEXT);")},
+		"20260101000001_first.up.sql":   {Data: []byte("CREATE TABLE days (id TEXT);\n--bun:split\nCREATE TABLE IF NOT EXISTS notes (id TEXT);\nCREATE TABLE scratch (id TEXT);")},
 		"20260101000001_first.down.sql": {Data: []byte("CREATE TABLE ignored (id TEXT);")},
 		"20260101000002_rebuild.up.sql": {Data: []byte("CREATE TABLE days_ordered (id TEXT);\nDROP TABLE days;\nALTER TABLE days_ordered RENAME TO days;\nDROP TABLE IF EXISTS scratch;\nALTER TABLE notes ADD COLUMN body TEXT;")},
 	}
