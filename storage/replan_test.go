@@ -3,17 +3,16 @@ package storage_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/storage/storagetest"
 )
 
 // TestAnalyzedSQLiteKeepsThePreparedPlan: once ANALYZE has gathered its
@@ -24,9 +23,7 @@ import (
 // sends the engine is planned once.
 func TestAnalyzedSQLiteKeepsThePreparedPlan(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "replan.db")
-	db, err := storage.OpenSQLite(path)
-	require.NoError(t, err)
+	db, path := storagetest.SQLiteFile(t)
 	ctx := context.Background()
 	for _, q := range []string{
 		`CREATE TABLE parents (id TEXT PRIMARY KEY, owner TEXT NOT NULL)`,
@@ -45,9 +42,8 @@ func TestAnalyzedSQLiteKeepsThePreparedPlan(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	_, err = db.ExecContext(ctx, `ANALYZE`)
+	_, err := db.ExecContext(ctx, `ANALYZE`)
 	require.NoError(t, err)
-	require.NoError(t, db.Close())
 
 	statements := []struct {
 		name, query string
@@ -61,7 +57,7 @@ func TestAnalyzedSQLiteKeepsThePreparedPlan(t *testing.T) {
 			// The statement as written is the control: it is re-planned,
 			// so the count below can tell.
 			require.Positive(t, replans(t, path, st.query, st.args), "as written, %s", st.query)
-			prepared := storage.Prepare(sqliteDB(t, path), st.query).SQL()
+			prepared := storage.Prepare(db, st.query).SQL()
 			require.Zero(t, replans(t, path, prepared, st.args), "as prepared, %s", prepared)
 		})
 	}
@@ -99,13 +95,4 @@ func replans(t *testing.T, path, query string, args [2]string) int {
 		sqlite3.Xsqlite3_reset(tls, stmt)
 	}
 	return int(sqlite3.Xsqlite3_stmt_status(tls, stmt, sqlite3.SQLITE_STMTSTATUS_REPREPARE, 0))
-}
-
-// sqliteDB opens the database at path as the application does.
-func sqliteDB(t *testing.T, path string) *bun.DB {
-	t.Helper()
-	db, err := storage.OpenSQLite(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db
 }

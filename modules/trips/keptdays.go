@@ -155,18 +155,13 @@ func (r *keptReader) byte() byte {
 	return c
 }
 
-func (r *keptReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *keptReader) uvarint() uint64 { return number(r, binary.Uvarint) }
 
-func (r *keptReader) varint() int64 {
-	v, n := binary.Varint(r.b)
+func (r *keptReader) varint() int64 { return number(r, binary.Varint) }
+
+// number reads a varint of either sign with read.
+func number[T uint64 | int64](r *keptReader, read func([]byte) (T, int)) T {
+	v, n := read(r.b)
 	if n <= 0 {
 		r.bad = true
 		return 0

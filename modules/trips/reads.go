@@ -69,6 +69,11 @@ const summaryColumns = `t.id, t.title, t.start_date, t.end_date, t.status, t.com
 // disables its condition, so one statement serves every filter.
 const listFilter = `t.user_id = ? AND (? = '' OR LOWER(t.title) LIKE ? ESCAPE '\') AND (? = '' OR t.start_date >= ?) AND (? = '' OR t.end_date <= ?)`
 
+// tripWithShare is what a digest reads its trip from: the trip (t) and its
+// active share (sh), of which a trip has at most one (a partial unique
+// index), so the share's join repeats no row.
+const tripWithShare = " FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL"
+
 // reads are the prepared statements of the hot reads.
 type reads struct {
 	trip  *storage.Stmt
@@ -88,14 +93,12 @@ func prepareReads(db *bun.DB) reads {
 		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
 		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
 		stored: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, t.days_digest_revision, t.days_digest"+
-			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL WHERE t.id = ?"),
+			tripWithShare+" WHERE t.id = ?"),
 		// One statement for the trip, its active share and its days: each
 		// statement is a read transaction of its own on SQLite, and a round
-		// trip on PostgreSQL. A trip has at most one active share (a partial
-		// unique index), so the share's join repeats no day.
+		// trip on PostgreSQL.
 		digest: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, "+
-			qualified("s", dayColumns)+
-			" FROM trips AS t LEFT JOIN trip_shares AS sh ON sh.trip_id = t.id AND sh.deleted_at IS NULL"+
+			qualified("s", dayColumns)+tripWithShare+
 			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		revision: storage.Prepare(db, "SELECT revision FROM trips WHERE id = ?"),
 		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
@@ -489,7 +492,7 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 // other write keeps its own.
 func (s *Store) keepDigest(ctx context.Context, id string) error {
 	d, err := s.joinDigest(ctx, id)
-	if e := registry.AsError(err); e != nil && e.Kind == registry.KindNotFound {
+	if err != nil && registry.AsError(err).Kind == registry.KindNotFound {
 		return nil // deleted
 	}
 	if err != nil {
