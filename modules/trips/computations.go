@@ -73,7 +73,7 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 			tr.ComputationStatus[name] = status
 		}
 		tr.CompletionAnnounced = tr.CompletionAnnounced && allSettled(tr.ComputationStatus)
-		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").Set(bumpRevision).WherePK().Exec(ctx); err != nil {
+		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").Set(bumpKeeping).WherePK().Exec(ctx); err != nil {
 			return err
 		}
 		s.changed(ctx, tripID)
@@ -136,7 +136,7 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	if _, err := db.NewInsert().Model(rec).Exec(ctx); err != nil {
 		return err
 	}
-	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Set(bumpRevision).Where("id = ?", rec.TripID)
+	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Set(bumpKeeping).Where("id = ?", rec.TripID)
 	if rec.Title != nil {
 		q = q.Set("title = COALESCE(title, ?)", *rec.Title)
 	}

@@ -258,6 +258,7 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
+	shown := false // whether the digest's days read otherwise after this outcome
 	for i, st := range stages {
 		row := byID[st.ID]
 		groups := AlertGroups{}
@@ -269,6 +270,11 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 			for _, a := range o.days[i] {
 				list = append(list, recordOf(a))
 			}
+		}
+		// The digest counts a day's alerts by severity: an outcome that
+		// leaves every day's count as it was leaves the kept days true.
+		if row.Alerts == nil || severities(row.Alerts[name]) != severities(list) {
+			shown = true
 		}
 		groups[name] = list
 		cov := Coverage{}
@@ -311,7 +317,11 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 	if o.coverage != "" {
 		cov[name] = o.coverage
 	}
-	q := db.NewUpdate().Table("trips").Set("coverage = ?", cov).Set(bumpRevision).Where("id = ?", tripID)
+	bump := bumpKeeping
+	if shown {
+		bump = bumpRevision
+	}
+	q := db.NewUpdate().Table("trips").Set("coverage = ?", cov).Set(bump).Where("id = ?", tripID)
 	if o.coverage == CoverageOutOfZone {
 		q = q.Set("out_of_zone = ?", true)
 	}

@@ -282,6 +282,22 @@ func countAlerts(stored string) AlertCount {
 	return n
 }
 
+// severities counts list as countAlerts counts a day's stored alerts.
+func severities(list []AlertRecord) AlertCount {
+	var n AlertCount
+	for _, a := range list {
+		switch a.Severity {
+		case "critical":
+			n.Critical++
+		case "warning":
+			n.Warning++
+		case "nudge":
+			n.Nudge++
+		}
+	}
+	return n
+}
+
 // dayTargets are the scan targets of dayColumns, each nullable: a trip
 // without days reads as one row of NULLs in the digest's join.
 type dayTargets struct {
@@ -487,10 +503,23 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 }
 
 // keepDigest writes the days of trip id, as joining them reads them, to
-// the trip's row with the revision they were read at. The write names that
-// revision, so days read before another write committed are not kept: the
-// other write keeps its own.
+// the trip's row with the revision they were read at, unless the row keeps
+// those of its revision already (the transaction's writes carried them
+// along: bumpKeeping). The write names that revision, so days read before
+// another write committed are not kept: the other write keeps its own.
 func (s *Store) keepDigest(ctx context.Context, id string) error {
+	var revision int64
+	var kept sql.NullInt64
+	err := storage.Conn(ctx, s.db).NewRaw("SELECT revision, days_digest_revision FROM trips WHERE id = ?", id).Scan(ctx, &revision, &kept)
+	if storage.NoRows(err) {
+		return nil // deleted
+	}
+	if err != nil {
+		return err
+	}
+	if kept.Valid && kept.Int64 == revision {
+		return nil
+	}
 	d, err := s.joinDigest(ctx, id)
 	if err != nil && registry.AsError(err).Kind == registry.KindNotFound {
 		return nil // deleted

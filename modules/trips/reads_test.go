@@ -17,6 +17,7 @@ import (
 	"cairn.dev/cairn/metrics"
 	"cairn.dev/cairn/migrations"
 	"cairn.dev/cairn/modules/accounts"
+	"cairn.dev/cairn/modules/route/alerts"
 	"cairn.dev/cairn/modules/route/geo"
 	"cairn.dev/cairn/progress"
 	"cairn.dev/cairn/registry"
@@ -473,6 +474,20 @@ func TestRememberedDigestFollowsEveryWrite(t *testing.T) {
 	}
 }
 
+// saveAlert saves an outcome of the terrain with one alert of sev, saying
+// message, on the trip's second day.
+func saveAlert(ctx context.Context, s *Store, tripID string, sev alerts.Severity, message string) error {
+	days, err := s.Stages(ctx, tripID)
+	if err != nil {
+		return err
+	}
+	found := make([][]alerts.Alert, len(days))
+	found[1] = []alerts.Alert{{Code: alerts.CodeSteepGradient, Severity: sev, Message: message, StageIndex: 1}}
+	return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+		return s.saveOutcome(ctx, tripID, ComputeTerrain, days, outcome{days: found})
+	})
+}
+
 func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
@@ -537,6 +552,19 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 				return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
 					return s.saveOutcome(ctx, tr.ID, ComputeWater, days, outcome{coverage: CoverageNoDate})
 				})
+			}},
+			{"a start date (Update)", func() error {
+				cur := fresh().trip
+				date := "2031-06-01"
+				next := *cur
+				next.StartDate = &date
+				return s.Update(ctx, &next, cur.Version, false)
+			}},
+			{"an outcome that counts alerts anew (saveOutcome)", func() error {
+				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steep")
+			}},
+			{"an outcome that leaves the counts (saveOutcome)", func() error {
+				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steeper")
 			}},
 			{"a share (share_trip)", func() error {
 				_, err := trips.share(ctx, call, nil)

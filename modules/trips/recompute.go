@@ -167,7 +167,7 @@ func (s *Store) regenerate(ctx context.Context, jobs Dispatcher, locked *Trip, p
 		locked.ComputationStatus[n], set[n] = StatusPending, StatusPending
 	}
 	locked.CompletionAnnounced = false // the plan is pending again
-	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(locked).Column("generation", "computation_status", "completion_announced").Set(bumpRevision).WherePK().Exec(ctx); err != nil {
+	if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(locked).Column("generation", "computation_status", "completion_announced").Set(bumpKeeping).WherePK().Exec(ctx); err != nil {
 		return err
 	}
 	s.changed(ctx, locked.ID)

@@ -150,16 +150,27 @@ func (s *Store) Update(ctx context.Context, t *Trip, expected int64, replanned b
 
 // bumpRevision is the SET clause that moves a trip's revision on, for the
 // statements that write the trip's row anyway (each beside a call of
-// changed); the others call touch.
+// changed); the others call touch. It leaves the days the row keeps behind
+// the revision, to be kept again before the transaction commits: for the
+// writes that change what the days read (the days, their alerts, the start
+// date that dates them).
 const bumpRevision = "revision = revision + 1"
 
+// bumpKeeping moves the revision on as bumpRevision does, and carries the
+// kept days along when they were those of the revision it leaves: for the
+// writes that change nothing the days read (a status, a title, a share).
+// Both engines read the row as it was before the statement on the right of
+// SET, so days_digest_revision is compared with the revision left.
+const bumpKeeping = bumpRevision + ", days_digest_revision = CASE WHEN days_digest_revision = revision THEN revision + 1 ELSE days_digest_revision END"
+
 // touch moves the revision of trip id on, which a remembered digest is
-// compared with (Digest). Every write to a trip, its days or its share
-// moves it, after the write and inside its transaction when there is one:
-// moved before the write, the old rows could be read and remembered at the
-// new revision.
+// compared with (Digest), for a write that changes nothing the trip's row
+// holds (its share). Every write to a trip, its days or its share moves
+// it, after the write and inside its transaction when there is one: moved
+// before the write, the old rows could be read and remembered at the new
+// revision.
 func (s *Store) touch(ctx context.Context, id string) error {
-	_, err := storage.Conn(ctx, s.db).NewUpdate().Table("trips").Set(bumpRevision).Where("id = ?", id).Exec(ctx)
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Table("trips").Set(bumpKeeping).Where("id = ?", id).Exec(ctx)
 	s.changed(ctx, id)
 	return err
 }
