@@ -95,7 +95,7 @@ func (t *Trips) Declare(reg *registry.Registry) {
 		Tool:    registry.Tool("get_trip", "Read one trip as a digest: its settings, then one line per day. Says partial: true while the days are still being computed. Publishes the version that writes need.").Viewed(TripView),
 
 		Scope:        scopes.TripsRead,
-		Owner:        registry.ByURIVariable("id", t.store.OwnsForRead),
+		Owner:        registry.ByURIVariable("id", t.store.OwnsDigest),
 		RateLimit:    registry.NoRateLimit,
 		Validate:     registry.NotValidated,
 		Lock:         registry.NoLock,

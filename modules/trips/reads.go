@@ -62,8 +62,16 @@ func chosenOf(b []byte) (*string, error) {
 // summaryColumns are a listed trip's, with its riding days counted and
 // summed (rest days ignored) through the stages index.
 const summaryColumns = `t.id, t.title, t.start_date, t.end_date, t.status, t.computation_status, t.created_at, t.updated_at,
-	(SELECT COUNT(*) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day),
-	(SELECT COALESCE(SUM(s.distance), 0.0) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day)`
+	CASE WHEN t.days_digest_revision = t.revision THEN t.listed_days ELSE ` + countedDays + ` END,
+	CASE WHEN t.days_digest_revision = t.revision THEN t.listed_distance ELSE ` + summedDistance + ` END`
+
+// countedDays and summedDistance are what the listing gives of the days of
+// trip t: read where its row keeps them (listed_days and listed_distance,
+// written with its kept days), counted otherwise.
+const (
+	countedDays    = `(SELECT COUNT(*) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day)`
+	summedDistance = `(SELECT COALESCE(SUM(s.distance), 0.0) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day)`
+)
 
 // listFilter is the listing's WHERE clause; an empty filter argument
 // disables its condition, so one statement serves every filter.
@@ -527,7 +535,8 @@ func (s *Store) keepDigest(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = storage.Conn(ctx, s.db).NewRaw("UPDATE trips SET days_digest = ?, days_digest_revision = ? WHERE id = ? AND revision = ?",
+	_, err = storage.Conn(ctx, s.db).NewRaw("UPDATE trips AS t SET days_digest = ?, days_digest_revision = ?, listed_days = "+countedDays+
+		", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?",
 		encodeDays(d.days), d.trip.Revision, id, d.trip.Revision).Exec(ctx)
 	return err
 }

@@ -240,6 +240,47 @@ func TestOwnsForRead(t *testing.T) {
 	})
 }
 
+// get_trip's owner check reads the digest the handler then reads: the
+// answers are those of Owns, and the digest is remembered by the check.
+func TestOwnsDigest(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "holder@example.com")
+		other := readFixture(t, db, "passer@example.com")
+		id := "0190a6f0-0000-7000-8000-000000000002"
+		require.NoError(t, s.Insert(ctx, newTrip(user, id, "Mine", time.Now().UTC(), nil, nil)))
+		tests := []struct {
+			name     string
+			user, id string
+			owns     bool
+		}{
+			{"the owner", user, id, true},
+			{"another user", other, id, false},
+			{"no such trip", user, "0190a6f0-0000-7000-8000-0000000000ff", false},
+			{"not an id", user, "../etc", false},
+		}
+		for _, tt := range tests {
+			owns, err := s.OwnsDigest(ctx, tt.user, tt.id)
+			require.NoError(t, err, tt.name)
+			require.Equal(t, tt.owns, owns, tt.name)
+			want, err := s.Owns(ctx, tt.user, tt.id)
+			require.NoError(t, err)
+			require.Equal(t, want, owns, "%s: as Owns answers", tt.name)
+		}
+		s.mu.Lock()
+		_, held := s.digests.get(id)
+		s.mu.Unlock()
+		require.True(t, held, "the check leaves the digest remembered for the read")
+
+		require.NoError(t, s.Delete(ctx, id))
+		owns, err := s.OwnsDigest(ctx, user, id)
+		require.NoError(t, err)
+		require.False(t, owns, "a deleted trip is nobody's")
+	})
+}
+
 // BenchmarkDigest is get_trip's read of a three-day trip whose days carry
 // what an imported route gives them: a few hundred points of geometry each
 // and a list of accommodation candidates. cpu-ns/op is the process's CPU
@@ -590,6 +631,13 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			keptDays, current := kept()
 			require.True(t, current, "after %s the trip's row keeps its days at its revision", tt.name)
 			require.Equal(t, want.days, keptDays, "after %s the trip's row keeps the days the join reads", tt.name)
+			var listed, counted struct {
+				Days     int     `bun:"days"`
+				Distance float64 `bun:"distance"`
+			}
+			require.NoError(t, db.NewRaw("SELECT listed_days AS days, listed_distance AS distance FROM trips WHERE id = ?", tr.ID).Scan(ctx, &listed))
+			require.NoError(t, db.NewRaw("SELECT "+countedDays+" AS days, "+summedDistance+" AS distance FROM trips AS t WHERE t.id = ?", tr.ID).Scan(ctx, &counted))
+			require.Equal(t, counted, listed, "after %s the trip's row keeps what the listing counts of its days", tt.name)
 			got, days, code, err := s.Digest(ctx, tr.ID)
 			require.NoError(t, err)
 			require.Equal(t, want, digest{trip: got, days: days, code: code}, "after %s", tt.name)
@@ -606,6 +654,12 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 		outside, err := s.readDigest(ctx, tr.ID)
 		require.NoError(t, err)
 		require.Equal(t, 77.0, outside.days[0].Distance, "the kept days are behind the revision: the days are read")
+		rows, _, err := s.List(ctx, user, Filter{}, 0, 20)
+		require.NoError(t, err)
+		require.Len(t, rows, 1)
+		var summed float64
+		require.NoError(t, db.NewRaw("SELECT SUM(distance) FROM stages WHERE trip_id = ? AND NOT is_rest_day", tr.ID).Scan(ctx, &summed))
+		require.InDelta(t, summed, rows[0].TotalDistance, 1e-9, "the listing counts the days of a trip whose row is behind")
 		s.forget(tr.ID) // a remembered digest sees such a write only within checkEvery
 
 		// A read inside a transaction that is rolled back is not remembered.

@@ -1,0 +1,3 @@
+ALTER TABLE trips DROP COLUMN listed_distance;
+--bun:split
+ALTER TABLE trips DROP COLUMN listed_days;
