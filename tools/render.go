@@ -281,13 +281,15 @@ type jsonField struct {
 	name                string
 	index               []int
 	omitEmpty, omitZero bool
+	tagged              bool // named by its tag
 }
 
 var fieldCache sync.Map // reflect.Type -> []jsonField, or nil when not followed
 
 // fieldsOf lists the fields encoding/json writes of a struct type, in its
-// order, embedded structs' fields in their place. A struct whose names
-// collide, or with a ",string" field, is not followed (false).
+// order, embedded structs' fields in their place. Where names collide, the
+// field encoding/json writes is kept (dominant). A struct with a ",string"
+// field is not followed (false).
 func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 	if c, ok := fieldCache.Load(t); ok {
 		fs, _ := c.([]jsonField)
@@ -295,11 +297,7 @@ func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 	}
 	var fs []jsonField
 	ok := collectFields(t, nil, &fs, 0)
-	seen := map[string]bool{}
-	for _, f := range fs {
-		ok = ok && !seen[f.name]
-		seen[f.name] = true
-	}
+	fs = dominant(fs)
 	if !ok {
 		fieldCache.Store(t, []jsonField(nil))
 		return nil, false
@@ -309,6 +307,46 @@ func fieldsOf(t reflect.Type) ([]jsonField, bool) {
 	}
 	fieldCache.Store(t, fs)
 	return fs, true
+}
+
+// dominant keeps, of the fields sharing a name, the one encoding/json
+// writes: the shallowest; among the shallowest, the one named by its tag
+// when it is alone in being so. Where no field dominates, none of them is
+// written. The order of the fields is kept.
+func dominant(fs []jsonField) []jsonField {
+	byName := map[string][]int{}
+	for i, f := range fs {
+		byName[f.name] = append(byName[f.name], i)
+	}
+	keep := make([]bool, len(fs))
+	for _, same := range byName {
+		depth := len(fs[same[0]].index)
+		for _, i := range same {
+			depth = min(depth, len(fs[i].index))
+		}
+		var shallow, tagged []int
+		for _, i := range same {
+			if len(fs[i].index) == depth {
+				shallow = append(shallow, i)
+				if fs[i].tagged {
+					tagged = append(tagged, i)
+				}
+			}
+		}
+		switch {
+		case len(shallow) == 1:
+			keep[shallow[0]] = true
+		case len(tagged) == 1:
+			keep[tagged[0]] = true
+		}
+	}
+	out := make([]jsonField, 0, len(fs))
+	for i, f := range fs {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func collectFields(t reflect.Type, at []int, out *[]jsonField, depth int) bool {
@@ -343,10 +381,11 @@ func collectFields(t reflect.Type, at []int, out *[]jsonField, depth int) bool {
 		} else if !sf.IsExported() {
 			continue
 		}
-		if name == "" {
+		tagged := name != ""
+		if !tagged {
 			name = sf.Name
 		}
-		f := jsonField{name: name, index: index}
+		f := jsonField{name: name, index: index, tagged: tagged}
 		for _, o := range strings.Split(opts, ",") {
 			switch o {
 			case "omitempty":

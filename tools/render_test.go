@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -161,10 +162,49 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 	type stringOpt struct {
 		N int `json:"n,string"`
 	}
-	values := []any{
-		full, &full, output{}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
-		collide{Base: Base{ID: "inner"}, ID: "outer"}, stringOpt{N: 5},
+	// Colliding names, as encoding/json settles them: the shallowest field,
+	// then the one tagged, else none.
+	type Tagged struct {
+		ID   string `json:"ID"`
+		Name string `json:"name"`
 	}
+	type Untagged struct {
+		ID   string
+		Name string `json:"name"`
+	}
+	type tie struct {
+		Tagged
+		Untagged
+		Kept string `json:"kept"`
+	}
+	type hiddenTie struct {
+		Tagged
+		Untagged
+		Name string `json:"name"`
+	}
+	type digestLike struct {
+		Base
+		Version int `json:"version,omitempty"`
+		Date    string
+	}
+	followed := []any{
+		collide{Base: Base{ID: "inner"}, ID: "outer"},
+		tie{Tagged: Tagged{ID: "tagged", Name: "a"}, Untagged: Untagged{ID: "untagged", Name: "b"}, Kept: "k"},
+		hiddenTie{Tagged: Tagged{Name: "a"}, Untagged: Untagged{Name: "b"}, Name: "outer"},
+		[]digestLike{{Base: Base{ID: "d1", Version: 4}, Date: "2031-05-01"}},
+	}
+	for i, v := range followed {
+		typ := reflect.TypeOf(v)
+		if typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		_, ok := fieldsOf(typ)
+		require.True(t, ok, "value %d: its colliding names are followed, not read from the JSON", i)
+	}
+	values := append([]any{
+		full, &full, output{}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
+		stringOpt{N: 5},
+	}, followed...)
 	for i, v := range values {
 		raw, err := json.Marshal(v)
 		require.NoError(t, err)
