@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -237,6 +238,29 @@ func TestOwnsForRead(t *testing.T) {
 		owns, err = s.Owns(ctx, user, id)
 		require.NoError(t, err)
 		require.False(t, owns, "writes ask the database every time")
+	})
+}
+
+// A remembered digest gives each caller days of its own: what one caller
+// does with them is not what the next one reads.
+func TestRememberedDaysAreEachCallers(t *testing.T) {
+	t.Parallel()
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		s.SetCheckEvery(time.Hour)
+		user := readFixture(t, db, "keeper@example.com")
+		start, end := "2031-05-01", "2031-05-03"
+		tr := newTrip(user, "0190a6f0-0000-7000-8000-000000000003", "Jura", time.Now().UTC(), &start, &end)
+		require.NoError(t, s.Insert(ctx, tr))
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, fullStages(tr.ID)))
+		_, first, _, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		want := slices.Clone(first)
+		first[0].Distance = -1
+		_, again, _, err := s.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, again)
 	})
 }
 
