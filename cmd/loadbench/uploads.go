@@ -351,8 +351,28 @@ func startProfile(addr, out string) func() error {
 	}()
 	return func() error {
 		fmt.Fprintln(os.Stderr, "loadbench: waiting for the 10 s profile to end, into", out)
-		return <-done
+		if err := <-done; err != nil {
+			return err
+		}
+		return saveProfile("http://"+addr+"/debug/pprof/heap", out+".heap")
 	}
+}
+
+// saveProfile writes the profile at url to out: after the CPU profile,
+// what the server holds then (out.heap: go tool pprof -sample_index
+// inuse_space), which is what each collection walks.
+func saveProfile(url, out string) error {
+	res, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, res.Body)
+	return errors.Join(err, f.Close())
 }
 
 // generated is a GPX file and the number of its points.

@@ -375,28 +375,48 @@ type digest struct {
 }
 
 // remembered is a digest Digest gives again, and when its revision was
-// last found to be the stored one. Its days are held in their kept form:
-// bytes the collector does not look into. Held as DigestDays they were a
-// dozen pointers a day over thousands of trips, followed at every
-// collection: a fifth of an MCP read's CPU over 100,000 trips. A read
-// decodes them again, which costs less.
+// last found to be the stored one. Its trip and days are held in their
+// kept forms (kepttrip.go, keptdays.go): bytes the collector does not look
+// into. Held as a Trip and DigestDays they were a dozen pointers a day and
+// some fifty a trip over thousands of trips, followed at every collection:
+// a fifth of an MCP read's CPU over 100,000 trips. A read decodes them
+// again, which costs less.
 type remembered struct {
-	trip    *Trip
-	days    []byte
-	code    string
-	checked time.Time
+	trip     []byte
+	alerts   AlertGroups // the trip's own, held as they are: most trips have none
+	revision int64
+	days     []byte
+	code     string
+	checked  time.Time
 }
 
-// digest is what r gives a read: its days decoded afresh, so no two
-// callers share them.
-func (r remembered) digest() (digest, error) {
+// rememberedOf is d held, checked at now.
+func rememberedOf(d digest, now time.Time) remembered {
+	kept := d.kept
+	if kept == nil {
+		kept = encodeDays(d.days)
+	}
+	return remembered{trip: encodeTrip(d.trip), alerts: d.trip.Alerts, revision: d.trip.Revision,
+		days: kept, code: d.code, checked: now}
+}
+
+// answer is what r gives a read, as Digest answers it: its trip and days
+// decoded afresh, so no two callers share them.
+func (r remembered) answer() (*Trip, []DigestDay, string, error) {
+	t, err := decodeTrip(r.trip)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	t.Alerts = r.alerts
 	days, err := decodeDays(r.days)
-	return digest{trip: r.trip, days: days, code: r.code, kept: r.days}, err
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return t, days, r.code, nil
 }
 
 // Digest loads trip id, the code of its active share ("" when it is not
-// shared) and the digest lines of its days. The trip it answers is shared
-// with other callers and must not be changed; the days are the caller's.
+// shared) and the digest lines of its days, the caller's own.
 //
 // A digest read outside a transaction is remembered at the trip's
 // revision. Within checkEvery of the last check it is given as it is;
@@ -417,15 +437,8 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	cached, ok := s.digests.get(id)
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
-	var held digest
-	if ok {
-		var err error
-		if held, err = cached.digest(); err != nil {
-			return nil, nil, "", err
-		}
-	}
 	if ok && now.Sub(cached.checked) < s.checkEvery {
-		return held.trip, held.days, held.code, nil
+		return cached.answer()
 	}
 	if ok {
 		row, err := s.reads.revision.QueryRow(ctx, id)
@@ -436,9 +449,10 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 		if err := row.Scan(&revision); err != nil {
 			return nil, nil, "", notFound(err)
 		}
-		if revision == cached.trip.Revision {
-			s.remember(id, held, now, epoch)
-			return held.trip, held.days, held.code, nil
+		if revision == cached.revision {
+			cached.checked = now
+			s.keep(id, cached, epoch)
+			return cached.answer()
 		}
 	}
 	d, err := s.readDigest(ctx, id)
@@ -453,20 +467,22 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 // its stripe was forgotten since epoch: the read may have come before that
 // write committed.
 func (s *Store) remember(id string, d digest, now time.Time, epoch epoch) {
+	s.keep(id, rememberedOf(d, now), epoch)
+}
+
+// keep holds r, held as it was read, unless a write to a trip of its
+// stripe was forgotten since epoch.
+func (s *Store) keep(id string, r remembered, epoch epoch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.forgets.of(id) != epoch {
 		return
 	}
 	// Two readers may race: the later revision is the one kept.
-	if prev, ok := s.digests.get(id); ok && prev.trip.Revision > d.trip.Revision {
+	if prev, ok := s.digests.get(id); ok && prev.revision > r.revision {
 		return
 	}
-	kept := d.kept
-	if kept == nil {
-		kept = encodeDays(d.days)
-	}
-	s.digests.put(id, remembered{trip: d.trip, days: kept, code: d.code, checked: now})
+	s.digests.put(id, r)
 }
 
 // changed forgets the digest of trip id once the transaction carried by
