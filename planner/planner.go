@@ -61,7 +61,7 @@ var devKeys = []config.Key{
 
 var tripKeys = []config.Key{
 	{Name: "digest_cache_ttl", Default: "250ms", Doc: "how long a replica answers a trip's digest (get_trip) from memory before checking the trip's revision again: a write made on another replica is read within it, one made on this replica at once; 0 checks on every read"},
-	{Name: "digest_cache_size", Default: 10000, Doc: "how many trips' digests (get_trip) a replica remembers, the most recently read kept: about 5 KB a 16-day trip, so 50 MB at the default; a read of a trip it does not hold costs the join of the trip and its days"},
+	{Name: "digest_cache_size", Default: 25000, Doc: "how many trips' digests (get_trip) a replica remembers, the most recently read kept: about 2 KB a 16-day trip, held as bytes the collector does not walk, so 50 MB at the default; a read of a trip it does not hold reads the trip's row"},
 	{Name: "source_allow_http", Default: false, Doc: "let route sources use plain http (local development only)"},
 	{Name: "source_allow", Default: "", Doc: "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
 	{Name: "source_base_urls", Default: "", Doc: "comma-separated provider=URL overrides of the route sources' base URLs (komoot, strava, ridewithgps), for local servers"},

@@ -20,7 +20,7 @@ func TestDigestCacheSettings(t *testing.T) {
 		wantSize int
 		wantErr  string
 	}{
-		{name: "the default", wantSize: 10000},
+		{name: "the default", wantSize: 25000},
 		{name: "a size given", env: []string{"CAIRN_DIGEST_CACHE_SIZE=50000"}, wantSize: 50000},
 		{name: "too small", env: []string{"CAIRN_DIGEST_CACHE_SIZE=1"}, wantErr: "digest_cache_size"},
 		{name: "a negative interval", env: []string{"CAIRN_DIGEST_CACHE_TTL=-1s"}, wantErr: "digest_cache_ttl"},

@@ -385,6 +385,7 @@ type remembered struct {
 	trip     []byte
 	alerts   AlertGroups // the trip's own, held as they are: most trips have none
 	revision int64
+	owner    string
 	days     []byte
 	code     string
 	checked  time.Time
@@ -397,7 +398,7 @@ func rememberedOf(d digest, now time.Time) remembered {
 		kept = encodeDays(d.days)
 	}
 	return remembered{trip: encodeTrip(d.trip), alerts: d.trip.Alerts, revision: d.trip.Revision,
-		days: kept, code: d.code, checked: now}
+		owner: d.trip.UserID, days: kept, code: d.code, checked: now}
 }
 
 // answer is what r gives a read, as Digest answers it: its trip and days
@@ -428,9 +429,24 @@ func (r remembered) answer() (*Trip, []DigestDay, string, error) {
 // within checkEvery. Inside a transaction the digest is read afresh and not
 // remembered: it may hold writes that are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
+	held, read, err := s.look(ctx, id)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if read != nil {
+		return read.trip, read.days, read.code, nil
+	}
+	return held.answer()
+}
+
+// look finds trip id's digest as Digest answers it: held, when what is
+// remembered is current (within checkEvery, or at the stored revision), or
+// read, and then remembered. What is held is not decoded here: the owner
+// check reads its owner alone.
+func (s *Store) look(ctx context.Context, id string) (remembered, *digest, error) {
 	if _, inTx := storage.SQLTx(ctx); inTx {
 		d, err := s.readDigest(ctx, id)
-		return d.trip, d.days, d.code, err
+		return remembered{}, &d, err
 	}
 	now := s.now()
 	s.mu.Lock()
@@ -438,29 +454,29 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
 	if ok && now.Sub(cached.checked) < s.checkEvery {
-		return cached.answer()
+		return cached, nil, nil
 	}
 	if ok {
 		row, err := s.reads.revision.QueryRow(ctx, id)
 		if err != nil {
-			return nil, nil, "", err
+			return remembered{}, nil, err
 		}
 		var revision int64
 		if err := row.Scan(&revision); err != nil {
-			return nil, nil, "", notFound(err)
+			return remembered{}, nil, notFound(err)
 		}
 		if revision == cached.revision {
 			cached.checked = now
 			s.keep(id, cached, epoch)
-			return cached.answer()
+			return cached, nil, nil
 		}
 	}
 	d, err := s.readDigest(ctx, id)
 	if err != nil {
-		return nil, nil, "", err
+		return remembered{}, nil, err
 	}
 	s.remember(id, d, now, epoch)
-	return d.trip, d.days, d.code, nil
+	return remembered{}, &d, nil
 }
 
 // remember keeps d, read (or checked) at now, unless a write to a trip of

@@ -116,14 +116,17 @@ func (s *Store) OwnsDigest(ctx context.Context, userID, id string) (bool, error)
 	if _, err := uuid.Parse(id); err != nil {
 		return false, nil
 	}
-	tr, _, _, err := s.Digest(ctx, id)
+	held, read, err := s.look(ctx, id)
 	if err != nil {
 		if registry.AsError(err).Kind == registry.KindNotFound {
 			return false, nil
 		}
 		return false, err
 	}
-	return tr.UserID == userID, nil
+	if read != nil {
+		return read.trip.UserID == userID, nil
+	}
+	return held.owner == userID, nil
 }
 
 // Insert stores a new trip.
