@@ -163,24 +163,32 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		N int `json:"n,string"`
 	}
 	// Colliding names, as encoding/json settles them: the shallowest field,
-	// then the one tagged, else none.
+	// then the one tagged, else none. (Untagged fields collide by their Go
+	// names, which vet lets a test spell.)
 	type Tagged struct {
-		ID   string `json:"ID"`
-		Name string `json:"name"`
+		X string `json:"ID"`
+		Y string `json:"Label"`
 	}
 	type Untagged struct {
-		ID   string
-		Name string `json:"name"`
+		ID    string
+		Label string
 	}
+	type One struct{ Name string }
+	type Two struct{ Name string }
 	type tie struct {
 		Tagged
 		Untagged
 		Kept string `json:"kept"`
 	}
+	type dropped struct {
+		One
+		Two
+		Kept string `json:"kept"`
+	}
 	type hiddenTie struct {
-		Tagged
-		Untagged
-		Name string `json:"name"`
+		One
+		Two
+		Name string
 	}
 	type digestLike struct {
 		Base
@@ -189,8 +197,9 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 	}
 	followed := []any{
 		collide{Base: Base{ID: "inner"}, ID: "outer"},
-		tie{Tagged: Tagged{ID: "tagged", Name: "a"}, Untagged: Untagged{ID: "untagged", Name: "b"}, Kept: "k"},
-		hiddenTie{Tagged: Tagged{Name: "a"}, Untagged: Untagged{Name: "b"}, Name: "outer"},
+		tie{Tagged: Tagged{X: "tagged", Y: "a"}, Untagged: Untagged{ID: "untagged", Label: "b"}, Kept: "k"},
+		dropped{One: One{Name: "a"}, Two: Two{Name: "b"}, Kept: "k"},
+		hiddenTie{One: One{Name: "a"}, Two: Two{Name: "b"}, Name: "outer"},
 		[]digestLike{{Base: Base{ID: "d1", Version: 4}, Date: "2031-05-01"}},
 	}
 	for i, v := range followed {
