@@ -180,15 +180,18 @@ func (r *keptReader) float() float64 {
 	return f
 }
 
-func (r *keptReader) text() string {
+func (r *keptReader) text() string { return string(r.run()) }
+
+// run reads a run of bytes written with its length first.
+func (r *keptReader) run() []byte {
 	n := r.uvarint()
 	if r.bad || n > uint64(len(r.b)) {
 		r.bad = true
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	b := r.b[:n]
 	r.b = r.b[n:]
-	return s
+	return b
 }
 
 func (r *keptReader) textRef() *string {

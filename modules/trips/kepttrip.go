@@ -119,11 +119,9 @@ func decodeTrip(b []byte) (*Trip, error) {
 	t.ComputationStatus = readPairs[StatusMap](&r)
 	t.Coverage = readPairs[Coverage](&r)
 	for _, at := range [...]*time.Time{&t.CreatedAt, &t.UpdatedAt} {
-		n := r.uvarint()
-		if r.bad || n > uint64(len(r.b)) || at.UnmarshalBinary(r.b[:n]) != nil {
+		if when := r.run(); r.bad || at.UnmarshalBinary(when) != nil {
 			return nil, errKeptDays
 		}
-		r.b = r.b[n:]
 	}
 	if r.bad || len(r.b) != 0 {
 		return nil, errKeptDays
@@ -172,16 +170,9 @@ var vocabulary = func() map[string]string {
 
 // word is text, the vocabulary's own string where it is one of its words.
 func (r *keptReader) word() string {
-	n := r.uvarint()
-	if r.bad || n > uint64(len(r.b)) {
-		r.bad = true
-		return ""
-	}
-	if w, ok := vocabulary[string(r.b[:n])]; ok {
-		r.b = r.b[n:]
+	b := r.run()
+	if w, ok := vocabulary[string(b)]; ok { // the lookup does not allocate
 		return w
 	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	return string(b)
 }

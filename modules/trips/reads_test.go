@@ -589,17 +589,21 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			require.NoError(t, err)
 			return days, true
 		}
+		// update writes the trip's settings as change leaves them.
+		update := func(change func(*Trip)) func() error {
+			return func() error {
+				cur := fresh().trip
+				next := *cur
+				change(&next)
+				return s.Update(ctx, &next, cur.Version, false)
+			}
+		}
+		title, date := "Alps, again", "2031-06-01"
 		tests := []struct {
 			name  string
 			write func() error
 		}{
-			{"settings (Update)", func() error {
-				cur := fresh().trip
-				title := "Alps, again"
-				next := *cur
-				next.Title = &title
-				return s.Update(ctx, &next, cur.Version, false)
-			}},
+			{"settings (Update)", update(func(t *Trip) { t.Title = &title })},
 			{"a computation's status (transition)", func() error {
 				return s.transition(ctx, tr.ID, tr.Generation, map[string]string{ComputeTerrain: StatusDone})
 			}},
@@ -618,13 +622,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 					return s.saveOutcome(ctx, tr.ID, ComputeWater, days, outcome{coverage: CoverageNoDate})
 				})
 			}},
-			{"a start date (Update)", func() error {
-				cur := fresh().trip
-				date := "2031-06-01"
-				next := *cur
-				next.StartDate = &date
-				return s.Update(ctx, &next, cur.Version, false)
-			}},
+			{"a start date (Update)", update(func(t *Trip) { t.StartDate = &date })},
 			{"an outcome that counts alerts anew (saveOutcome)", func() error {
 				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steep")
 			}},
