@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,7 +30,8 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 	}
 	first := textFor(titled{ID: "1", Title: "Col du Galibier"})
 	require.Equal(t, first, textFor(titled{ID: "1", Title: "Col du Galibier"}), "read again")
-	require.Equal(t, 1, x.n, "remembered once")
+	n, _ := x.held()
+	require.Equal(t, 1, n, "remembered once")
 	changed := textFor(titled{ID: "1", Title: "Col de l'Iseran"})
 	require.NotEqual(t, first, changed)
 	require.Contains(t, changed, "Iseran")
@@ -40,14 +43,30 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 	require.NotContains(t, own, DataNotice)
 	require.Contains(t, third, DataNotice)
 
-	for i := range 2 * maxTextsBytes / maxTextJSON {
-		textFor(ownTitle{ID: strings.Repeat("a", maxTextJSON/2), Title: string(rune('a'+i%26)) + strings.Repeat("z", i)})
-		require.LessOrEqual(t, x.bytes, maxTextsBytes)
+	// A result read once every few others stays held however many others
+	// pass; what is held stays within its bound.
+	hot := titled{ID: "hot", Title: "Col du Galibier"}
+	hotJSON, err := json.Marshal(hot)
+	require.NoError(t, err)
+	for i := range 4 * maxTextsBytes / maxTextJSON {
+		textFor(ownTitle{ID: strings.Repeat("a", maxTextJSON/2), Title: fmt.Sprint(i)})
+		if i%16 == 0 {
+			textFor(hot)
+		}
+		_, bytes := x.held()
+		require.LessOrEqual(t, bytes, maxTextsBytes+maxTextJSON)
 	}
+	x.mu.Lock()
+	_, inCur := x.cur.get(reflect.TypeOf(hot), hotJSON)
+	_, inPrev := x.prev.get(reflect.TypeOf(hot), hotJSON)
+	x.mu.Unlock()
+	require.True(t, inCur || inPrev, "the hot result is still held")
+
 	big := ownTitle{ID: strings.Repeat("b", maxTextJSON)}
-	before := x.n
+	before, _ := x.held()
 	textFor(big)
-	require.Equal(t, before, x.n, "a result past maxTextJSON is rendered, not remembered")
+	after, _ := x.held()
+	require.Equal(t, before, after, "a result past maxTextJSON is rendered, not remembered")
 }
 
 // ownTitle is titled with its title the server's own.
