@@ -55,7 +55,7 @@ var layers = []layer{
 			"cairn.dev/cairn/registry/...", "cairn.dev/cairn/guards/...", "cairn.dev/cairn/operations/...",
 			"cairn.dev/cairn/tools/...", "cairn.dev/cairn/storage/...", "cairn.dev/cairn/migrations/...",
 			"cairn.dev/cairn/progress/...", "cairn.dev/cairn/metrics/...", "cairn.dev/cairn/outbound/...",
-			"cairn.dev/cairn/app/...", "cairn.dev/cairn/views/...",
+			"cairn.dev/cairn/app/...", "cairn.dev/cairn/views/...", "cairn.dev/cairn/recent/...",
 		},
 		forbidden: append([]string{
 			"cairn.dev/cairn/modules/...", "cairn.dev/cairn/door/...", "cairn.dev/cairn/planner/...",

@@ -30,8 +30,7 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 	}
 	first := textFor(titled{ID: "1", Title: "Col du Galibier"})
 	require.Equal(t, first, textFor(titled{ID: "1", Title: "Col du Galibier"}), "read again")
-	n, _ := x.held()
-	require.Equal(t, 1, n, "remembered once")
+	require.Equal(t, 1, x.held.Len(), "remembered once")
 	changed := textFor(titled{ID: "1", Title: "Col de l'Iseran"})
 	require.NotEqual(t, first, changed)
 	require.Contains(t, changed, "Iseran")
@@ -53,20 +52,15 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 		if i%16 == 0 {
 			textFor(hot)
 		}
-		_, bytes := x.held()
-		require.LessOrEqual(t, bytes, maxTextsBytes+maxTextJSON)
+		require.LessOrEqual(t, x.held.Cost(), maxTextsBytes+2*maxTextJSON)
 	}
-	x.mu.Lock()
-	_, inCur := x.cur.get(reflect.TypeOf(hot), hotJSON)
-	_, inPrev := x.prev.get(reflect.TypeOf(hot), hotJSON)
-	x.mu.Unlock()
-	require.True(t, inCur || inPrev, "the hot result is still held")
+	_, held := x.held.Get(textKey{reflect.TypeOf(hot), string(hotJSON)})
+	require.True(t, held, "the hot result is still held")
 
 	big := ownTitle{ID: strings.Repeat("b", maxTextJSON)}
-	before, _ := x.held()
+	before := x.held.Len()
 	textFor(big)
-	after, _ := x.held()
-	require.Equal(t, before, after, "a result past maxTextJSON is rendered, not remembered")
+	require.Equal(t, before, x.held.Len(), "a result past maxTextJSON is rendered, not remembered")
 }
 
 // ownTitle is titled with its title the server's own.

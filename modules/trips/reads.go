@@ -450,7 +450,7 @@ func (s *Store) look(ctx context.Context, id string) (remembered, *digest, error
 	}
 	now := s.now()
 	s.mu.Lock()
-	cached, ok := s.digests.get(id)
+	cached, ok := s.digests.Get(id)
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
 	if ok && now.Sub(cached.checked) < s.checkEvery {
@@ -495,10 +495,10 @@ func (s *Store) keep(id string, r remembered, epoch epoch) {
 		return
 	}
 	// Two readers may race: the later revision is the one kept.
-	if prev, ok := s.digests.get(id); ok && prev.revision > r.revision {
+	if prev, ok := s.digests.Get(id); ok && prev.revision > r.revision {
 		return
 	}
-	s.digests.put(id, r)
+	s.digests.Put(id, r)
 }
 
 // changed forgets the digest of trip id once the transaction carried by
@@ -518,7 +518,7 @@ func (s *Store) changed(ctx context.Context, id string) {
 // revision, at least.
 func (s *Store) forget(id string) {
 	s.mu.Lock()
-	s.digests.forget(id)
+	s.digests.Forget(id)
 	s.forgets.forgot(id)
 	s.mu.Unlock()
 }
@@ -532,7 +532,7 @@ func (s *Store) changedAll(ctx context.Context) {
 // forgetAll forgets every remembered digest, and every read in flight.
 func (s *Store) forgetAll() {
 	s.mu.Lock()
-	s.digests.clear()
+	s.digests.Clear()
 	s.forgets.forgotAll()
 	s.mu.Unlock()
 }

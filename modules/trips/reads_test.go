@@ -294,7 +294,7 @@ func TestOwnsDigest(t *testing.T) {
 			require.Equal(t, want, owns, "%s: as Owns answers", tt.name)
 		}
 		s.mu.Lock()
-		_, held := s.digests.get(id)
+		_, held := s.digests.Get(id)
 		s.mu.Unlock()
 		require.True(t, held, "the check leaves the digest remembered for the read")
 

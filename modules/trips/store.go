@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/recent"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
@@ -21,9 +22,9 @@ type Store struct {
 	reads reads         // the hot reads (reads.go)
 
 	mu      sync.Mutex
-	owned   map[ownerKey]time.Time // OwnsForRead's remembered answers, until when
-	digests digestCache            // Digest's remembered answers, by trip id
-	forgets epochs                 // how many times a write forgot digests
+	owned   map[ownerKey]time.Time            // OwnsForRead's remembered answers, until when
+	digests *recent.Cache[string, remembered] // Digest's remembered answers, by trip id
+	forgets epochs                            // how many times a write forgot digests
 	// checkEvery is how long Digest gives a remembered digest without
 	// reading the trip's revision (SetCheckEvery); now is the clock.
 	checkEvery time.Duration
@@ -46,7 +47,7 @@ const maxDigests = 2_000
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
-		digests: newDigestCache(maxDigests), forgets: newEpochs(), now: time.Now,
+		digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(), now: time.Now,
 		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
 }
 
@@ -61,7 +62,7 @@ func (s *Store) SetCheckEvery(d time.Duration) { s.checkEvery = d }
 // a digest not held is the join of the trip, its share and its days.
 func (s *Store) SetDigestCacheSize(n int) {
 	s.mu.Lock()
-	s.digests = newDigestCache(n)
+	s.digests = recent.New[string, remembered](n, nil)
 	s.forgets.forgotAll()
 	s.mu.Unlock()
 }

@@ -9,37 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
+	"cairn.dev/cairn/recent"
 	"cairn.dev/cairn/storage/storagetest"
 )
-
-// TestDigestCacheKeepsTheRecentlyRead: a digest read between other reads
-// stays however many others are read, and the cache holds no more than
-// its bound.
-func TestDigestCacheKeepsTheRecentlyRead(t *testing.T) {
-	t.Parallel()
-	const bound = 10
-	c := newDigestCache(bound)
-	c.put("hot", remembered{})
-	c.put("cold", remembered{})
-	for i := range 10 * bound {
-		c.put(fmt.Sprint("other", i), remembered{})
-		_, ok := c.get("hot")
-		require.True(t, ok, "the hot digest is dropped after %d other reads", i+1)
-		require.LessOrEqual(t, c.len(), bound)
-	}
-	_, ok := c.get("cold")
-	require.False(t, ok, "a digest never read again is dropped")
-	c.forget("hot")
-	_, ok = c.get("hot")
-	require.False(t, ok)
-}
 
 // TestAReadIsKeptBesideAnotherTripsWrite: a read that raced with the
 // write of another trip is remembered; one that raced with a write of its
 // own trip, or of every trip, is not.
 func TestAReadIsKeptBesideAnotherTripsWrite(t *testing.T) {
 	t.Parallel()
-	s := &Store{digests: newDigestCache(maxDigests), forgets: newEpochs()}
+	s := &Store{digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs()}
 	const id = "00000000-0000-7000-8000-000000000001"
 	other := ""
 	for i := 2; other == ""; i++ {
@@ -66,7 +45,7 @@ func TestAReadIsKeptBesideAnotherTripsWrite(t *testing.T) {
 			tt.meantime()
 			s.remember(id, digest{trip: &Trip{ID: id}}, time.Now(), e)
 			s.mu.Lock()
-			_, ok := s.digests.get(id)
+			_, ok := s.digests.Get(id)
 			s.mu.Unlock()
 			require.Equal(t, tt.want, ok)
 		})
