@@ -333,22 +333,7 @@ func residentBytes(pid int, field string) (int64, error) {
 // function is called.
 func startProfile(addr, out string) func() error {
 	done := make(chan error, 1)
-	go func() {
-		res, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=10")
-		if err != nil {
-			done <- err
-			return
-		}
-		defer res.Body.Close()
-		f, err := os.Create(out)
-		if err != nil {
-			done <- err
-			return
-		}
-		_, err = io.Copy(f, res.Body)
-		_ = f.Close()
-		done <- err
-	}()
+	go func() { done <- saveProfile("http://"+addr+"/debug/pprof/profile?seconds=10", out) }()
 	return func() error {
 		fmt.Fprintln(os.Stderr, "loadbench: waiting for the 10 s profile to end, into", out)
 		if err := <-done; err != nil {
@@ -358,9 +343,9 @@ func startProfile(addr, out string) func() error {
 	}
 }
 
-// saveProfile writes the profile at url to out: after the CPU profile,
-// what the server holds then (out.heap: go tool pprof -sample_index
-// inuse_space), which is what each collection walks.
+// saveProfile writes the profile at url to out. After the CPU profile the
+// heap is saved too (out.heap: go tool pprof -sample_index inuse_space):
+// what the server holds is what each collection walks.
 func saveProfile(url, out string) error {
 	res, err := http.Get(url)
 	if err != nil {

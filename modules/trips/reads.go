@@ -295,12 +295,8 @@ func severities(list []AlertRecord) AlertCount {
 	var n AlertCount
 	for _, a := range list {
 		switch a.Severity {
-		case "critical":
-			n.Critical++
-		case "warning":
-			n.Warning++
-		case "nudge":
-			n.Nudge++
+		case "critical", "warning", "nudge": // countAlerts counts no other
+			n.add(a.Severity)
 		}
 	}
 	return n
