@@ -380,8 +380,8 @@ type digest struct {
 type remembered struct {
 	trip     []byte
 	alerts   AlertGroups // the trip's own, held as they are: most trips have none
-	revision int64  // the trip's, and
-	owner    string // its owner's id: read without decoding the trip
+	revision int64       // the trip's, and
+	owner    string      // its owner's id: read without decoding the trip
 	days     []byte
 	code     string
 	checked  time.Time
