@@ -93,6 +93,86 @@ type sqliteConn struct {
 	// stuck is set when a read-only transaction ended without the
 	// connection being let write again: the pool then drops it.
 	stuck atomic.Bool
+	// held keeps prepared the queries that come with arguments: the
+	// same text each time (the job queue's own, a module's raw
+	// queries), parsed once per connection instead of at every call. A
+	// query without arguments is run as it comes: bun writes its values
+	// into the text, which then seldom repeats.
+	held map[string]*heldStmt
+}
+
+// heldStmt is a statement a connection keeps prepared; busy while rows of
+// it are open, when the same text is run apart.
+type heldStmt struct {
+	inner sqliteDriverStmt
+	busy  bool
+}
+
+// maxHeldStmts bounds the statements a connection keeps prepared.
+const maxHeldStmts = 64
+
+// prepared is the connection's held statement for query, prepared now if
+// it was not, or nil: the statement is busy, or none can be held.
+func (c *sqliteConn) prepared(ctx context.Context, query string) *heldStmt {
+	if h, ok := c.held[query]; ok {
+		if h.busy {
+			return nil
+		}
+		return h
+	}
+	if len(c.held) >= maxHeldStmts && !c.dropIdle() {
+		return nil
+	}
+	ds, err := c.inner.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // run as it comes, which reports the error
+	}
+	inner, ok := ds.(sqliteDriverStmt)
+	if !ok {
+		_ = ds.Close()
+		return nil
+	}
+	if c.held == nil {
+		c.held = map[string]*heldStmt{}
+	}
+	h := &heldStmt{inner: inner}
+	c.held[query] = h
+	return h
+}
+
+// dropIdle closes one held statement no rows use, and reports whether it
+// found one.
+func (c *sqliteConn) dropIdle() bool {
+	for q, h := range c.held {
+		if !h.busy {
+			_ = h.inner.Close()
+			delete(c.held, q)
+			return true
+		}
+	}
+	return false
+}
+
+// sqliteRows is what database/sql uses of the driver's rows.
+type sqliteRows interface {
+	driver.Rows
+	driver.RowsColumnTypeDatabaseTypeName
+	driver.RowsColumnTypeLength
+	driver.RowsColumnTypeNullable
+	driver.RowsColumnTypePrecisionScale
+	driver.RowsColumnTypeScanType
+}
+
+// heldRows are rows of a held statement, which they free when closed.
+type heldRows struct {
+	sqliteRows
+	held *heldStmt
+}
+
+func (r heldRows) Close() error {
+	err := r.sqliteRows.Close()
+	r.held.busy = false
+	return err
 }
 
 func (c *sqliteConn) refuse(ctx context.Context, query string) error {
@@ -170,6 +250,11 @@ func (c *sqliteConn) ExecContext(ctx context.Context, query string, args []drive
 	if err := c.refuse(ctx, query); err != nil {
 		return nil, err
 	}
+	if len(args) > 0 {
+		if h := c.prepared(ctx, query); h != nil {
+			return h.inner.ExecContext(ctx, args)
+		}
+	}
 	return c.inner.ExecContext(ctx, query, args)
 }
 
@@ -177,10 +262,32 @@ func (c *sqliteConn) QueryContext(ctx context.Context, query string, args []driv
 	if err := c.refuse(ctx, query); err != nil {
 		return nil, err
 	}
+	if len(args) > 0 {
+		if h := c.prepared(ctx, query); h != nil {
+			rows, err := h.inner.QueryContext(ctx, args)
+			if err != nil {
+				return nil, err
+			}
+			h.busy = true
+			if sr, ok := rows.(sqliteRows); ok {
+				return heldRows{sqliteRows: sr, held: h}, nil
+			}
+			return rows, nil // never freed: the text is run apart from now on
+		}
+	}
 	return c.inner.QueryContext(ctx, query, args)
 }
 
-func (c *sqliteConn) Close() error                           { return c.inner.Close() }
+// Close finalizes the held statements first: SQLite does not close a
+// connection with statements open.
+func (c *sqliteConn) Close() error {
+	for q, h := range c.held {
+		_ = h.inner.Close()
+		delete(c.held, q)
+	}
+	return c.inner.Close()
+}
+
 func (c *sqliteConn) Ping(ctx context.Context) error         { return c.inner.Ping(ctx) }
 func (c *sqliteConn) ResetSession(ctx context.Context) error { return c.inner.ResetSession(ctx) }
 func (c *sqliteConn) IsValid() bool                          { return !c.stuck.Load() && c.inner.IsValid() }

@@ -814,6 +814,13 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		fmt.Fprintf(tw, "%s\t%d\tmix at half its throughput, reads\t%.0f\t%.0f\t%.0f\t%.0f\t-\t%s\t%d\t\n", name, run.trips,
 			float64(half.total)/half.elapsed.Seconds(), micros(pct(reads, 0.5)), micros(pct(reads, 0.99)),
 			micros(half.cpuPerRequest()), dbCol(run, half), half.errors)
+		// Each operation's share of it: a stall a read meets shows beside
+		// the write it waited on.
+		for _, label := range sortedOps(half.byOp) {
+			st := half.byOp[label]
+			fmt.Fprintf(tw, "%s\t%d\t  at half: %s\t%.0f\t%.0f\t%.0f\t-\t-\t-\t%d\t\n", name, run.trips, label,
+				float64(len(st.lats))/half.elapsed.Seconds(), micros(pct(st.lats, 0.5)), micros(pct(st.lats, 0.99)), st.errors)
+		}
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "mix: closed loop; per operation its share of the mix's throughput and latency; CPU µs/req: the same operation alone"+

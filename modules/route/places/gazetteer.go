@@ -121,9 +121,27 @@ type index struct {
 	// the whole string at once and a match can never span two names.
 	folded  string
 	entries []entry // sorted by key
-	// byLat holds the records' indexes by latitude, so that a reverse
-	// lookup reads only the band of latitudes that can be within reach.
-	byLat []uint32
+	// rows holds the records' indexes by row of latitude (rowE5 high),
+	// and in a row by longitude: a reverse lookup reads, of the rows
+	// within reach, only the stretch of longitudes within reach.
+	// rowStart[r] is where row r begins in rows; rowStart[r+1] where it
+	// ends.
+	rows     []uint32
+	rowStart []uint32
+}
+
+// rowE5 is the height of a row of latitude, in 1e-5 degrees: a tenth of
+// a degree (11 km), so that a lookup reads the rows nearest first and
+// stops at the first row farther than the nearest place found.
+const rowE5 = 10000
+
+// rowCount is the number of rows from the south pole to the north pole,
+// the pole itself in a row of its own.
+const rowCount = 180_00000/rowE5 + 1
+
+// rowOf is the row of latitude latE5, clamped to the globe.
+func rowOf(latE5 int32) int {
+	return min(max(int(latE5+90_00000)/rowE5, 0), rowCount-1)
 }
 
 func (ix *index) foldedName(i uint32) string {
@@ -358,13 +376,21 @@ func (b *builder) finish() *index {
 		}
 		return cmp.Compare(a.off, b.off)
 	})
-	ix.byLat = make([]uint32, len(ix.recs))
-	for i := range ix.byLat {
-		ix.byLat[i] = uint32(i)
+	ix.rows = make([]uint32, len(ix.recs))
+	for i := range ix.rows {
+		ix.rows[i] = uint32(i)
 	}
-	slices.SortFunc(ix.byLat, func(a, b uint32) int {
-		return cmp.Or(cmp.Compare(ix.recs[a].latE5, ix.recs[b].latE5), cmp.Compare(a, b))
+	slices.SortFunc(ix.rows, func(a, b uint32) int {
+		ra, rb := &ix.recs[a], &ix.recs[b]
+		return cmp.Or(cmp.Compare(rowOf(ra.latE5), rowOf(rb.latE5)), cmp.Compare(ra.lonE5, rb.lonE5), cmp.Compare(a, b))
 	})
+	ix.rowStart = make([]uint32, rowCount+1)
+	for _, i := range ix.rows {
+		ix.rowStart[rowOf(ix.recs[i].latE5)+1]++
+	}
+	for r := 1; r <= rowCount; r++ {
+		ix.rowStart[r] += ix.rowStart[r-1]
+	}
 	return ix
 }
 

@@ -60,39 +60,104 @@ func (g *Gazetteer) Reverse(ctx context.Context, lat, lon float64) ([]Place, err
 }
 
 // nearest is the record nearest (lat, lon) within km, by great-circle
-// distance; of records as near, the last in record order. Only the
-// records of the latitude band that can be that close are read (byLat),
-// and of those only the ones within the longitude bound are measured.
+// distance; of records as near, the last in record order.
+//
+// It reads the rows of latitude within reach nearest first, and in each
+// walks outward from lon, both ways, within the longitude bound
+// (longitudeBand). Two lower bounds of the distance stop it early, each
+// only once it exceeds the nearest found, so a tie is still measured: a
+// row is at least R·Δφ away, and a place of a row at least R·k·Δλ·ratio
+// (the bound of longitudeBand, with sin x ≥ x·sin(X)/X for x ≤ X). In a
+// dense region it measures a few places, where the band of latitude round
+// the globe held thousands.
 func (ix *index) nearest(lat, lon, km float64) (uint32, bool) {
+	const r = 6371000.0
+	rad := math.Pi / 180
 	band := int32(km / 111.0 * 1e5) // a degree of latitude is at least 110.5 km
 	latE5, lonE5 := e5(lat), e5(lon)
 	lonBand := longitudeBand(lat, float64(band)/1e5, km)
-	from, _ := slices.BinarySearchFunc(ix.byLat, latE5-band, func(i uint32, t int32) int { return cmp.Compare(ix.recs[i].latE5, t) })
+	if lonBand < 0 || lonBand > 180_00000 {
+		lonBand = 180_00000 // no bound: the whole row
+	}
+	halfMax := float64(lonBand) / 1e5 * rad / 2
+	ratio := 1.0
+	if halfMax > 0 {
+		ratio = math.Sin(math.Min(halfMax, math.Pi/2)) / math.Min(halfMax, math.Pi/2)
+	}
 	best, bestM := uint32(0), km*1000
 	found := false
-	for _, i := range ix.byLat[from:] {
-		r := &ix.recs[i]
-		if r.latE5 > latE5+band {
-			break
+	const slack = 1.0 // a metre: the bounds and the distance round apart
+	measure := func(i uint32) {
+		rec := &ix.recs[i]
+		if rec.latE5 < latE5-band || rec.latE5 > latE5+band {
+			return
 		}
-		if lonBand >= 0 {
-			d := r.lonE5 - lonE5
-			if d < 0 {
-				d = -d
-			}
-			if d > 180_00000 {
-				d = 360_00000 - d
-			}
-			if d > lonBand {
-				continue
-			}
-		}
-		m := haversineM(lat, lon, float64(r.latE5)/1e5, float64(r.lonE5)/1e5)
+		m := haversineM(lat, lon, float64(rec.latE5)/1e5, float64(rec.lonE5)/1e5)
 		if m < bestM || m == bestM && (!found || i > best) {
 			best, bestM, found = i, m, true
 		}
 	}
+	centre, first, last := rowOf(latE5), rowOf(latE5-band), rowOf(latE5+band)
+	for step := 0; centre-step >= first || centre+step <= last; step++ {
+		for _, row := range [2]int{centre - step, centre + step} {
+			if row < first || row > last || step == 0 && row != centre-step {
+				continue
+			}
+			// The row's nearest latitude, and its farthest from the equator.
+			south, north := int32(row*rowE5-90_00000), int32((row+1)*rowE5-90_00000)
+			near := min(max(latE5, south), north)
+			if r*math.Abs(float64(latE5-near))/1e5*rad > bestM+slack {
+				continue
+			}
+			edge := math.Min(math.Max(math.Abs(float64(south)), math.Abs(float64(north)))/1e5, 90)
+			perE5 := r * math.Sqrt(math.Max(math.Cos(lat*rad)*math.Cos(edge*rad), 0)) * ratio * rad / 1e5
+			ix.walkRow(row, lonE5, lonBand, func(i uint32, dLon int32) bool {
+				if perE5*float64(dLon) > bestM+slack {
+					return false
+				}
+				measure(i)
+				return true
+			})
+		}
+	}
 	return best, found
+}
+
+// walkRow calls visit for the records of row within lonBand of lonE5 (in
+// 1e-5 degrees, across the antimeridian), each way outward from lonE5 in
+// order of longitude, with the difference of longitude, while visit says
+// to go on.
+func (ix *index) walkRow(row int, lonE5, lonBand int32, visit func(i uint32, dLon int32) bool) {
+	recs := ix.rows[ix.rowStart[row]:ix.rowStart[row+1]]
+	n := len(recs)
+	if n == 0 {
+		return
+	}
+	at, _ := slices.BinarySearchFunc(recs, lonE5, func(i uint32, t int32) int { return cmp.Compare(ix.recs[i].lonE5, t) })
+	// Eastward from at, then westward from at-1, each wrapping round the
+	// row once; a record is visited at most once in all.
+	seen := 0
+	for k := 0; k < n && seen < n; k++ {
+		i := recs[(at+k)%n]
+		d := ix.recs[i].lonE5 - lonE5
+		if d < 0 {
+			d += 360_00000
+		}
+		if d > lonBand || !visit(i, d) {
+			break
+		}
+		seen++
+	}
+	for k := 1; k <= n-seen; k++ {
+		i := recs[((at-k)%n+n)%n]
+		d := lonE5 - ix.recs[i].lonE5
+		if d < 0 {
+			d += 360_00000
+		}
+		if d > lonBand || !visit(i, d) {
+			break
+		}
+	}
 }
 
 // longitudeBand is, in 1e-5 degrees, the largest difference of longitude

@@ -1,0 +1,155 @@
+package storage_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/storage/storagetest"
+)
+
+// heldPool is a SQLite pool of one connection, so that every query below
+// meets the statements the one before it left prepared, with a table of
+// numbers 1..n.
+func heldPool(t *testing.T, n int) *sql.DB {
+	t.Helper()
+	_, path := storagetest.SQLiteFile(t)
+	pool, err := storage.OpenSQLitePool(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pool.Close() })
+	pool.SetMaxOpenConns(1)
+	ctx := context.Background()
+	_, err = pool.ExecContext(ctx, "CREATE TABLE numbers (n INTEGER PRIMARY KEY, word TEXT)")
+	require.NoError(t, err)
+	for i := 1; i <= n; i++ {
+		_, err := pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", i, fmt.Sprint("w", i))
+		require.NoError(t, err)
+	}
+	return pool
+}
+
+func words(t *testing.T, rows *sql.Rows) []string {
+	t.Helper()
+	var out []string
+	for rows.Next() {
+		var w string
+		require.NoError(t, rows.Scan(&w))
+		out = append(out, w)
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
+	return out
+}
+
+// TestHeldStatementsAnswerAsRunApart: a query with arguments, kept
+// prepared by its connection, answers each call's own arguments; the same
+// text run while its rows are still open answers apart; more texts than
+// a connection keeps are all answered; and a failing text reports its
+// error every time.
+func TestHeldStatementsAnswerAsRunApart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := heldPool(t, 100)
+	const above = "SELECT word FROM numbers WHERE n > ? ORDER BY n LIMIT ?"
+
+	t.Run("each call its own arguments", func(t *testing.T) {
+		for _, tt := range []struct {
+			from, limit int
+			want        []string
+		}{
+			{0, 2, []string{"w1", "w2"}},
+			{98, 5, []string{"w99", "w100"}},
+			{100, 3, nil},
+			{10, 1, []string{"w11"}},
+		} {
+			rows, err := pool.QueryContext(ctx, above, tt.from, tt.limit)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, words(t, rows))
+		}
+	})
+
+	t.Run("the same text while its rows are open", func(t *testing.T) {
+		tx, err := pool.BeginTx(ctx, nil) // one connection for both
+		require.NoError(t, err)
+		defer func() { _ = tx.Rollback() }()
+		outer, err := tx.QueryContext(ctx, above, 0, 3)
+		require.NoError(t, err)
+		var got []string
+		for outer.Next() {
+			var w string
+			require.NoError(t, outer.Scan(&w))
+			inner, err := tx.QueryContext(ctx, above, 50, 1)
+			require.NoError(t, err)
+			require.Equal(t, []string{"w51"}, words(t, inner))
+			got = append(got, w)
+		}
+		require.NoError(t, outer.Err())
+		require.NoError(t, outer.Close())
+		require.Equal(t, []string{"w1", "w2", "w3"}, got)
+	})
+
+	t.Run("more texts than are kept", func(t *testing.T) {
+		for round := range 2 {
+			for i := range 150 {
+				var w string
+				q := fmt.Sprintf("SELECT word FROM numbers WHERE n = ? + %d", i%90)
+				require.NoError(t, pool.QueryRowContext(ctx, q, round+1).Scan(&w))
+				require.Equal(t, fmt.Sprint("w", round+1+i%90), w)
+			}
+		}
+	})
+
+	t.Run("writes with arguments", func(t *testing.T) {
+		for i := range 3 {
+			res, err := pool.ExecContext(ctx, "UPDATE numbers SET word = ? WHERE n <= ?", fmt.Sprint("x", i), i+1)
+			require.NoError(t, err)
+			n, err := res.RowsAffected()
+			require.NoError(t, err)
+			require.EqualValues(t, i+1, n)
+		}
+		var w string
+		require.NoError(t, pool.QueryRowContext(ctx, "SELECT word FROM numbers WHERE n = ?", 3).Scan(&w))
+		require.Equal(t, "x2", w)
+	})
+
+	t.Run("an error each time", func(t *testing.T) {
+		for range 2 {
+			_, err := pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", 1, "again")
+			require.ErrorContains(t, err, "UNIQUE")
+		}
+	})
+
+	t.Run("a text that does not prepare", func(t *testing.T) {
+		for range 2 {
+			_, err := pool.QueryContext(ctx, "SELECT word FROM nowhere WHERE n = ?", 1)
+			require.ErrorContains(t, err, "no such table")
+		}
+	})
+}
+
+// BenchmarkHeldStatement is one read of a row by a query with an argument,
+// the way the job queue reads: parsed once per connection.
+func BenchmarkHeldStatement(b *testing.B) {
+	_, path := storagetest.SQLiteFile(b)
+	pool, err := storage.OpenSQLitePool(path)
+	require.NoError(b, err)
+	defer pool.Close()
+	pool.SetMaxOpenConns(1)
+	ctx := context.Background()
+	_, err = pool.ExecContext(ctx, "CREATE TABLE numbers (n INTEGER PRIMARY KEY, word TEXT)")
+	require.NoError(b, err)
+	_, err = pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", 1, "one")
+	require.NoError(b, err)
+	const q = `SELECT word FROM numbers WHERE n = ? AND word IS NOT NULL AND n BETWEEN 0 AND 1000000
+		AND word <> 'none' AND length(word) > 0 ORDER BY n LIMIT 1`
+	for b.Loop() {
+		var w string
+		if err := pool.QueryRowContext(ctx, q, 1).Scan(&w); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
