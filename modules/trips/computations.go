@@ -3,7 +3,9 @@ package trips
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -167,11 +169,103 @@ func (s *Store) ReplaceStages(ctx context.Context, tripID string, stages []Stage
 			return err
 		}
 	}
+	return s.daysStored(ctx, tripID, len(stages))
+}
+
+// ReviseStages stores next in place of prev, the trip's days as read in the
+// same transaction, writing only what changed: a day of both left as it
+// was is not written, a day changed writes its changed columns, and days
+// gone or new are deleted or inserted. An edit changes a day or two, and
+// rewriting every day (each with its geometry, written into the SQL text
+// and parsed again) was most of an edit's work.
+func (s *Store) ReviseStages(ctx context.Context, tripID string, prev, next []Stage) error {
+	db := storage.Conn(ctx, s.db)
+	gone := make(map[string]*Stage, len(prev))
+	for i := range prev {
+		gone[prev[i].ID] = &prev[i]
+	}
+	var added []Stage
+	for i := range next {
+		n := &next[i]
+		p, ok := gone[n.ID]
+		if !ok {
+			added = append(added, *n)
+			continue
+		}
+		delete(gone, n.ID)
+		if cols := changedColumns(p, n); len(cols) > 0 {
+			if _, err := db.NewUpdate().Model(n).Column(cols...).WherePK().Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if len(gone) > 0 {
+		ids := make([]string, 0, len(gone))
+		for id := range gone {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		if _, err := db.NewDelete().Model((*Stage)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	if len(added) > 0 {
+		if _, err := db.NewInsert().Model(&added).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return s.daysStored(ctx, tripID, len(next))
+}
+
+// stageColumns are the stored columns of a Stage, by field index, the
+// key excepted.
+var stageColumns = func() map[int]string {
+	out := map[int]string{}
+	t := reflect.TypeFor[Stage]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("bun"), ",")
+		if f.Anonymous || name == "" || name == "-" || name == "id" {
+			continue
+		}
+		out[i] = name
+	}
+	return out
+}()
+
+// changedColumns names the columns of the fields in which b differs from
+// a: the geometry first, then in the order of the fields. A geometry is
+// compared point by point (slices.Equal): reflect.DeepEqual walks a day's
+// thousands of points through reflection.
+func changedColumns(a, b *Stage) []string {
+	var out []string
+	if !slices.Equal(a.Geometry, b.Geometry) {
+		out = append(out, stageColumns[geometryField])
+	}
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for i := range va.NumField() {
+		name, ok := stageColumns[i]
+		if ok && i != geometryField && !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// geometryField is the index of Stage.Geometry.
+var geometryField = func() int {
+	f, _ := reflect.TypeFor[Stage]().FieldByName("Geometry")
+	return f.Index[0]
+}()
+
+// daysStored ends a write of a trip's days: a trip with at least two days
+// is ready, and its revision moves on.
+func (s *Store) daysStored(ctx context.Context, tripID string, days int) error {
 	status := StatusDraft
-	if len(stages) >= 2 {
+	if days >= 2 {
 		status = StatusReady
 	}
-	_, err := db.NewUpdate().Model((*Trip)(nil)).Set("status = ?", status).Set(bumpRevision).Where("id = ?", tripID).Exec(ctx)
+	_, err := storage.Conn(ctx, s.db).NewUpdate().Model((*Trip)(nil)).Set("status = ?", status).Set(bumpRevision).Where("id = ?", tripID).Exec(ctx)
 	s.changed(ctx, tripID)
 	return err
 }

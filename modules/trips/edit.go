@@ -499,7 +499,7 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
 			return err
 		}
-		if err := t.store.ReplaceStages(ctx, d.Trip.ID, d.Stages); err != nil {
+		if err := t.store.ReviseStages(ctx, d.Trip.ID, prev.Stages, d.Stages); err != nil {
 			return err
 		}
 		if err := t.store.supersede(ctx, d.Trip.ID, d.Trip.Generation); err != nil {
@@ -550,7 +550,7 @@ func sameButLabels(a, b []Stage) bool {
 
 // sameDays reports whether an edit left every day as it was.
 func sameDays(a, b []Stage) bool {
-	return slices.EqualFunc(a, b, func(x, y Stage) bool { return reflect.DeepEqual(x, y) })
+	return slices.EqualFunc(a, b, func(x, y Stage) bool { return x.ID == y.ID && len(changedColumns(&x, &y)) == 0 })
 }
 
 // saveWith adapts saveDays to an operation's input type: every stage edit
