@@ -205,7 +205,7 @@ func (s *Store) ReviseStages(ctx context.Context, tripID string, prev, next []St
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		if _, err := db.NewDelete().Model((*Stage)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+		if _, err := db.NewDelete().Model((*Stage)(nil)).Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
 			return err
 		}
 	}
