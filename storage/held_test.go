@@ -131,6 +131,39 @@ func TestHeldStatementsAnswerAsRunApart(t *testing.T) {
 	})
 }
 
+// TestHeldStatementsSeeOtherConnectionsWrites: a held statement left
+// after one row of several (QueryRow) keeps no read open, so the next call
+// on its connection reads what another connection committed, and a
+// checkpoint of the log is not held back.
+func TestHeldStatementsSeeOtherConnectionsWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, path := storagetest.SQLiteFile(t)
+	reader, err := storage.OpenSQLitePool(path)
+	require.NoError(t, err)
+	defer reader.Close()
+	reader.SetMaxOpenConns(1)
+	writer, err := storage.OpenSQLitePool(path)
+	require.NoError(t, err)
+	defer writer.Close()
+	_, err = reader.ExecContext(ctx, "CREATE TABLE n (k INTEGER PRIMARY KEY, v TEXT)")
+	require.NoError(t, err)
+	_, err = reader.ExecContext(ctx, "INSERT INTO n VALUES (1, 'one'), (2, 'two')")
+	require.NoError(t, err)
+	want := "one"
+	for _, next := range []string{"x1", "x2", "x3"} {
+		var v string
+		require.NoError(t, reader.QueryRowContext(ctx, "SELECT v FROM n WHERE k >= ? ORDER BY k", 1).Scan(&v))
+		require.Equal(t, want, v)
+		_, err := writer.ExecContext(ctx, "UPDATE n SET v = ? WHERE k = 1", next)
+		require.NoError(t, err)
+		var busy, frames, done int
+		require.NoError(t, writer.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done))
+		require.Zero(t, busy, "a held statement keeps a read open")
+		want = next
+	}
+}
+
 // BenchmarkHeldStatement is one read of a row by a query with an argument,
 // the way the job queue reads: parsed once per connection.
 func BenchmarkHeldStatement(b *testing.B) {

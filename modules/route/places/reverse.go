@@ -99,8 +99,8 @@ func (ix *index) nearest(lat, lon, km float64) (uint32, bool) {
 	}
 	centre, first, last := rowOf(latE5), rowOf(latE5-band), rowOf(latE5+band)
 	for step := 0; centre-step >= first || centre+step <= last; step++ {
-		for _, row := range [2]int{centre - step, centre + step} {
-			if row < first || row > last || step == 0 && row != centre-step {
+		for k, row := range [2]int{centre - step, centre + step} {
+			if row < first || row > last || k == 1 && step == 0 { // the centre once
 				continue
 			}
 			// The row's nearest latitude, and its farthest from the equator.
