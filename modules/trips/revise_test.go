@@ -118,8 +118,8 @@ func TestChangedColumnsNamesEachField(t *testing.T) {
 		changed.Geometry = slices.Clone(base.Geometry)
 		differ(reflect.ValueOf(&changed).Elem().Field(i))
 		require.Equal(t, []string{name}, changedColumns(&base, &changed), "field %s", typ.Field(i).Name)
-		require.Empty(t, changedColumns(&base, &base))
 	}
+	require.Empty(t, changedColumns(&base, &base))
 	require.Equal(t, typ.NumField()-2, seen, "every field but the model and the key is a column")
 }
 

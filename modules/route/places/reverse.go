@@ -79,10 +79,10 @@ func (ix *index) nearest(lat, lon, km float64) (uint32, bool) {
 	if lonBand < 0 || lonBand > 180_00000 {
 		lonBand = 180_00000 // no bound: the whole row
 	}
-	halfMax := float64(lonBand) / 1e5 * rad / 2
+	halfMax := float64(lonBand) / 1e5 * rad / 2 // at most π/2: lonBand is at most 180°
 	ratio := 1.0
 	if halfMax > 0 {
-		ratio = math.Sin(math.Min(halfMax, math.Pi/2)) / math.Min(halfMax, math.Pi/2)
+		ratio = math.Sin(halfMax) / halfMax
 	}
 	best, bestM := uint32(0), km*1000
 	found := false
@@ -135,10 +135,11 @@ func (ix *index) walkRow(row int, lonE5, lonBand int32, visit func(i uint32, dLo
 	}
 	at, _ := slices.BinarySearchFunc(recs, lonE5, func(i uint32, t int32) int { return cmp.Compare(ix.recs[i].lonE5, t) })
 	// Eastward from at, then westward from at-1, each wrapping round the
-	// row once; a record is visited at most once in all.
-	seen := 0
-	for k := 0; k < n && seen < n; k++ {
-		i := recs[(at+k)%n]
+	// row; the west reads only what the east left, so a record is visited
+	// at most once in all.
+	east := 0
+	for ; east < n; east++ {
+		i := recs[(at+east)%n]
 		d := ix.recs[i].lonE5 - lonE5
 		if d < 0 {
 			d += 360_00000
@@ -146,9 +147,8 @@ func (ix *index) walkRow(row int, lonE5, lonBand int32, visit func(i uint32, dLo
 		if d > lonBand || !visit(i, d) {
 			break
 		}
-		seen++
 	}
-	for k := 1; k <= n-seen; k++ {
+	for k := 1; k <= n-east; k++ {
 		i := recs[((at-k)%n+n)%n]
 		d := lonE5 - ix.recs[i].lonE5
 		if d < 0 {
