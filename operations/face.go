@@ -417,7 +417,7 @@ func (f *Face) writeOutput(hc huma.Context, c *registry.Call, out any) {
 		version := strconv.FormatInt(v.ResourceVersion(), 10)
 		if op.HTTP.Method != http.MethodGet {
 			hc.SetHeader("ETag", strconv.Quote(version))
-		} else if b, err := json.Marshal(out); err == nil {
+		} else if b, err := registry.Encode(out); err == nil {
 			body = b
 			etag := representationTag(version, b)
 			hc.SetHeader("ETag", etag)
@@ -470,7 +470,7 @@ func representationTag(version string, body []byte) string {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func writeJSON(hc huma.Context, status int, contentType string, v any) {
-	b, err := json.Marshal(v)
+	b, err := registry.Encode(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"title":"Internal Server Error","status":500}`)
 		contentType = "application/problem+json"

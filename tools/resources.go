@@ -125,7 +125,7 @@ func (f *Face) readError(ctx context.Context, c *registry.Call, uri string, err 
 func resourceContents(uri, mimeType string, out any) ([]*mcp.ResourceContents, error) {
 	own, ok := out.(registry.Contents)
 	if !ok {
-		b, err := json.Marshal(out)
+		b, err := registry.Encode(out)
 		if err != nil {
 			return nil, err
 		}

@@ -221,6 +221,7 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		d.Partial, d.RetryAfter = true, PartialRetryAfter
 		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
+	d.json = t.details.encoded(ctx, tr, &d)
 	return d, nil
 }
 

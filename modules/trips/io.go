@@ -120,10 +120,15 @@ type Detail struct {
 	Version           int64             `json:"version" doc:"Structural version; send it back to change the trip."`
 	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
 	UpdatedAt         time.Time         `json:"updatedAt" doc:"When the trip last changed."`
+
+	json []byte // the answer encoded, kept by revision (keptdetail.go); nil when not kept
 }
 
 // ResourceVersion implements registry.Versioned.
 func (d Detail) ResourceVersion() int64 { return d.Version }
+
+// EncodedJSON implements registry.Encoded: the answer kept, encoded.
+func (d Detail) EncodedJSON() []byte { return d.json }
 
 // Settlement implements registry.Settling: the trip's computations, and
 // the failure's words once one failed.

@@ -66,13 +66,15 @@ type Trips struct {
 	data     MapData
 	uploads  uploadSlots  // bounds the GPX uploads read at once
 	kept     *publicCache // the public reads' answers, by revision (sharecache.go)
+	details  *keptDetails // get_trip's answers, encoded, by revision (keptdetail.go)
 }
 
 // New builds the module.
 func New(p Params) Result {
 	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder,
 		places: p.Places, tickets: p.Tickets, namer: p.Namer, data: p.MapData,
-		uploads: newUploadSlots(MaxConcurrentUploads, UploadWait), kept: newPublicCache()}
+		uploads: newUploadSlots(MaxConcurrentUploads, UploadWait), kept: newPublicCache(),
+		details: newKeptDetails()}
 	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log,
 		data: p.MapData, forecasts: p.Forecasts, feed: p.Events, borders: p.Borders, namer: p.Namer}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}

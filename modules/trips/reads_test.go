@@ -558,7 +558,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 		ctx := context.Background()
 		s := NewStore(db)
 		s.SetCheckEvery(every)
-		trips := &Trips{store: s}
+		trips := &Trips{store: s, details: newKeptDetails()}
 		user := readFixture(t, db, "writer@example.com")
 		start, end := "2031-05-01", "2031-05-03"
 		tr := newTrip(user, "00000000-0000-7000-8000-000000000001", "Alps", time.Now().UTC(), &start, &end)
@@ -597,6 +597,16 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 				change(&next)
 				return s.Update(ctx, &next, cur.Version, false)
 			}
+		}
+		// answered is get_trip's answer at now, whose kept JSON must be
+		// what json.Marshal gives for it.
+		answered := func(now time.Time, what string) Detail {
+			d, err := trips.Detail(ctx, tr.ID, now)
+			require.NoError(t, err)
+			want, err := json.Marshal(d)
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(d.EncodedJSON()), "%s: get_trip's kept answer is the answer read", what)
+			return d
 		}
 		title, date := "Alps, again", "2031-06-01"
 		tests := []struct {
@@ -663,7 +673,15 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			got, days, code, err := s.Digest(ctx, tr.ID)
 			require.NoError(t, err)
 			require.Equal(t, want, digest{trip: got, days: days, code: code}, "after %s", tt.name)
+			answered(call.Now, "after "+tt.name)
 		}
+
+		// The answer is kept: read again at the same revision it is not
+		// encoded again, until the trip's start date locks it.
+		first, again := answered(call.Now, "a first read"), answered(call.Now, "a second read")
+		require.Same(t, &first.EncodedJSON()[0], &again.EncodedJSON()[0], "the second read answers the kept bytes")
+		started := answered(time.Date(2031, 6, 1, 12, 0, 0, 0, time.UTC), "on the start date")
+		require.True(t, started.IsLocked)
 
 		// A write made outside the store moves the revision and keeps no
 		// days: a read joins the days afresh.
@@ -696,12 +714,23 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			_, inside, _, err := s.Digest(ctx, tr.ID)
 			require.NoError(t, err)
 			require.Equal(t, 99.0, inside[0].Distance, "the transaction reads its own write")
+			d, err := trips.Detail(ctx, tr.ID, call.Now)
+			require.NoError(t, err)
+			require.Equal(t, 99.0, d.Days[0].Distance)
+			require.Nil(t, d.EncodedJSON(), "an answer read inside a transaction is not kept")
 			return rollback
 		})
 		require.ErrorIs(t, err, rollback)
 		got, days, code, err := s.Digest(ctx, tr.ID)
 		require.NoError(t, err)
 		require.Equal(t, stored, digest{trip: got, days: days, code: code})
+		require.NotEqual(t, 99.0, answered(call.Now, "after the rollback").Days[0].Distance)
+		// The same write committed takes the revision the rolled back one
+		// had: its answer is its own.
+		committed := fullStages(tr.ID)
+		committed[0].Distance = 98
+		require.NoError(t, s.ReplaceStages(ctx, tr.ID, committed))
+		require.Equal(t, 98.0, answered(call.Now, "after the same write committed").Days[0].Distance)
 
 		// A deleted trip is not found, though its digest was remembered.
 		require.NoError(t, s.Delete(ctx, tr.ID))

@@ -43,6 +43,10 @@ type RouteGeometry struct {
 // revision; the owner's is not.
 func (g RouteGeometry) EntityTag() string { return g.tag }
 
+// EncodedJSON implements registry.Encoded: the kept JSON, sent without
+// being scanned again.
+func (g RouteGeometry) EncodedJSON() []byte { return g.raw }
+
 // MarshalJSON writes the kept JSON, or the geometry.
 func (g RouteGeometry) MarshalJSON() ([]byte, error) {
 	if g.raw != nil {

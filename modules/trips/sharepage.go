@@ -44,6 +44,10 @@ func (p PublicTrip) AsPage() registry.Page { return p.page }
 // EntityTag implements registry.Tagged.
 func (p PublicTrip) EntityTag() string { return p.tag }
 
+// EncodedJSON implements registry.Encoded: the kept JSON, sent without
+// being scanned again.
+func (p PublicTrip) EncodedJSON() []byte { return p.raw }
+
 // MarshalJSON writes the kept JSON.
 func (p PublicTrip) MarshalJSON() ([]byte, error) {
 	if p.raw != nil {
@@ -83,7 +87,7 @@ func (t *Trips) publicTrip(ctx context.Context, c *registry.Call, _ *NoInput) (P
 		if err != nil {
 			return nil, 0, err
 		}
-		b, err := json.Marshal(d)
+		b, err := registry.Encode(d)
 		return b, len(b), err
 	})
 	if err != nil {
