@@ -89,27 +89,31 @@ var (
 	timeType      = reflect.TypeFor[time.Time]()
 )
 
-// selfEncodingCache keeps, per type and addressability, whether the type
-// encodes itself: asking reflect costs four Implements per value walked.
-var selfEncodingCache sync.Map // selfEncodingKey -> bool
+// selfEncodingCache keeps, per type, whether it encodes itself, for an
+// addressable value and for one that is not: asking reflect costs four
+// Implements per value walked. The key is the type alone, which a Load
+// takes without an allocation (a struct key was boxed at every value).
+var selfEncodingCache sync.Map // reflect.Type -> selfEncodes
 
-type selfEncodingKey struct {
-	t    reflect.Type
-	addr bool
-}
+// selfEncodes is whether a type encodes itself, for a value not
+// addressable and for one that is.
+type selfEncodes struct{ plain, addr bool }
 
 // selfEncoding reports whether encoding/json lets a value of type t (of
 // an addressable value when addr) write itself, as a json.Marshaler or an
 // encoding.TextMarshaler; json.Number is written as the number it holds.
 func selfEncoding(t reflect.Type, addr bool) bool {
-	k := selfEncodingKey{t, addr}
-	if c, ok := selfEncodingCache.Load(k); ok {
-		return c.(bool)
+	c, ok := selfEncodingCache.Load(t)
+	if !ok {
+		plain := t != numberType && (t.Implements(jsonMarshaler) || t.Implements(textMarshaler))
+		pt := reflect.PointerTo(t)
+		c = selfEncodes{plain: plain, addr: plain || t != numberType && (pt.Implements(jsonMarshaler) || pt.Implements(textMarshaler))}
+		selfEncodingCache.Store(t, c)
 	}
-	yes := t != numberType && (t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		addr && (reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)))
-	selfEncodingCache.Store(k, yes)
-	return yes
+	if addr {
+		return c.(selfEncodes).addr
+	}
+	return c.(selfEncodes).plain
 }
 
 // treeOf reads v into the tree render works on: []field for an object,
