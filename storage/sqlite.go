@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+
+	"modernc.org/sqlite"
 )
 
 // A SQLite file has one writer at a time, and a transaction InTx opens takes
@@ -83,16 +85,32 @@ func guard(dc driver.Conn) (driver.Conn, error) {
 		_ = dc.Close()
 		return nil, fmt.Errorf("storage: the SQLite driver's connection %T lacks a context method database/sql needs", dc)
 	}
-	return &sqliteConn{inner: inner}, nil
+	c := &sqliteConn{inner: inner}
+	hooked, ok := dc.(interface{ RegisterCommitHook(sqlite.CommitHookFn) })
+	if !ok {
+		_ = dc.Close()
+		return nil, fmt.Errorf("storage: the SQLite driver's connection %T cannot refuse a commit", dc)
+	}
+	// A transaction that wrote, begun read-only, is rolled back at its
+	// commit; SQLite calls the hook only for a transaction that wrote.
+	hooked.RegisterCommitHook(func() int32 {
+		if c.reading {
+			c.wrote = true
+			return 1
+		}
+		return 0
+	})
+	return c, nil
 }
 
 // sqliteConn is a driver connection that refuses a query belonging to a
 // transaction another connection holds.
 type sqliteConn struct {
 	inner sqliteDriverConn
-	// stuck is set when a read-only transaction ended without the
-	// connection being let write again: the pool then drops it.
-	stuck atomic.Bool
+	// reading is set while a read-only transaction is open, and wrote
+	// once its commit was refused because it wrote. The connection is used
+	// by one goroutine at a time, and the commit hook runs on it.
+	reading, wrote bool
 	// held keeps prepared the queries that come with arguments: the
 	// same text each time (the job queue's own, a module's raw
 	// queries), parsed once per connection instead of at every call. A
@@ -207,8 +225,12 @@ func (c *sqliteConn) Begin() (driver.Tx, error) {
 }
 
 // BeginTx begins a transaction. A read-only one is a deferred BEGIN (the
-// driver takes no write lock for it) on a connection set query_only until
-// it ends, so that a write inside it fails at once.
+// driver takes no write lock for it) whose commit is refused, and what it
+// wrote rolled back, when it wrote (the commit hook of guard): the error
+// then says it wrote. Setting query_only instead would refuse the write
+// itself, but setting and clearing it expires every statement the
+// connection holds prepared, which are then compiled again at their next
+// run.
 func (c *sqliteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if err := c.refuse(ctx, "BEGIN"); err != nil {
 		return nil, err
@@ -216,34 +238,36 @@ func (c *sqliteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if !opts.ReadOnly {
 		return c.inner.BeginTx(ctx, opts)
 	}
-	if _, err := c.inner.ExecContext(ctx, "PRAGMA query_only = 1", nil); err != nil {
-		return nil, err
-	}
 	tx, err := c.inner.BeginTx(ctx, opts)
 	if err != nil {
-		_, _ = c.inner.ExecContext(context.Background(), "PRAGMA query_only = 0", nil)
 		return nil, err
 	}
+	c.reading, c.wrote = true, false
 	return readOnlyTx{conn: c, inner: tx}, nil
 }
 
-// readOnlyTx lets its connection write again once it ends.
+// errWroteWhileReading is a read-only transaction's refused commit: what
+// it wrote is rolled back. Its words are those refusedWrite knows.
+var errWroteWhileReading = errors.New("attempt to write a readonly database: a read-only transaction wrote, and was rolled back")
+
+// readOnlyTx ends a read-only transaction.
 type readOnlyTx struct {
 	conn  *sqliteConn
 	inner driver.Tx
 }
 
-func (t readOnlyTx) Commit() error   { return t.end(t.inner.Commit()) }
-func (t readOnlyTx) Rollback() error { return t.end(t.inner.Rollback()) }
-
-func (t readOnlyTx) end(err error) error {
-	if _, perr := t.conn.inner.ExecContext(context.Background(), "PRAGMA query_only = 0", nil); perr != nil {
-		t.conn.stuck.Store(true)
-		if err == nil {
-			err = perr
-		}
+func (t readOnlyTx) Commit() error {
+	err := t.inner.Commit()
+	t.conn.reading = false
+	if t.conn.wrote {
+		return errors.Join(errWroteWhileReading, err)
 	}
 	return err
+}
+
+func (t readOnlyTx) Rollback() error {
+	t.conn.reading = false
+	return t.inner.Rollback()
 }
 
 func (c *sqliteConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -290,7 +314,7 @@ func (c *sqliteConn) Close() error {
 
 func (c *sqliteConn) Ping(ctx context.Context) error         { return c.inner.Ping(ctx) }
 func (c *sqliteConn) ResetSession(ctx context.Context) error { return c.inner.ResetSession(ctx) }
-func (c *sqliteConn) IsValid() bool                          { return !c.stuck.Load() && c.inner.IsValid() }
+func (c *sqliteConn) IsValid() bool                          { return c.inner.IsValid() }
 
 type sqliteStmt struct {
 	conn  *sqliteConn

@@ -155,8 +155,9 @@ func (t Tx) InTx(ctx context.Context, fn func(ctx context.Context) error) error 
 
 // ReadOnly runs fn in a read-only transaction carried by ctx, where a
 // write fails loudly on both engines: PostgreSQL refuses it ("cannot
-// execute … in a read-only transaction"), SQLite runs the transaction with
-// query_only set ("attempt to write a readonly database"). The guards run
+// execute … in a read-only transaction"), SQLite refuses the transaction's
+// commit and rolls back what it wrote ("attempt to write a readonly
+// database"). The guards run
 // the functions a declaration gives them that must only read (Load, Merge,
 // an impact) in one, so a module that writes there is caught on either
 // engine by its own tests, and what names such a write is its error:
