@@ -3,6 +3,7 @@ package trips
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -83,19 +84,25 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 	})
 }
 
-// record upserts the history rows of generation gen.
+// record upserts the history rows of generation gen, in one statement: a
+// recut schedules a dozen computations, and a statement each was parsed
+// and planned a dozen times (SQLite reads bun's statements as new text).
+// The rows go in the order of their names, so that two writers lock them
+// in the same order.
 func (s *Store) record(ctx context.Context, tripID string, gen int64, set map[string]string) error {
-	now := time.Now().UTC()
-	for name, status := range set {
-		row := &computationRow{TripID: tripID, Name: name, Generation: gen, Status: status, UpdatedAt: now}
-		if _, err := storage.Conn(ctx, s.db).NewInsert().Model(row).
-			On("CONFLICT (trip_id, name, generation) DO UPDATE").
-			Set("status = EXCLUDED.status").Set("updated_at = EXCLUDED.updated_at").
-			Exec(ctx); err != nil {
-			return err
-		}
+	if len(set) == 0 {
+		return nil
 	}
-	return nil
+	now := time.Now().UTC()
+	rows := make([]computationRow, 0, len(set))
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		rows = append(rows, computationRow{TripID: tripID, Name: name, Generation: gen, Status: set[name], UpdatedAt: now})
+	}
+	_, err := storage.Conn(ctx, s.db).NewInsert().Model(&rows).
+		On("CONFLICT (trip_id, name, generation) DO UPDATE").
+		Set("status = EXCLUDED.status").Set("updated_at = EXCLUDED.updated_at").
+		Exec(ctx)
+	return err
 }
 
 // recordFailure keeps what get_trip names the failure of computation name

@@ -385,14 +385,16 @@ func (t *Trips) settingsImpact(ctx context.Context, c *registry.Call) (registry.
 	if !recuts {
 		return im, nil
 	}
-	stages, err := t.store.Stages(ctx, prev.ID)
+	// The digest's lines name each day's chosen accommodation: the days
+	// themselves, read with their geometry, were a tenth of an edit.
+	_, days, _, err := t.store.Digest(ctx, prev.ID)
 	if err != nil {
 		return registry.Impact{}, err
 	}
-	im.Loses = append(im.Loses, fmt.Sprintf("the %d current days are recut from the route, with every change made to them by hand (labels, moves, rest days, added or deleted days)", len(stages)))
-	for _, s := range stages {
-		if s.Selected != nil {
-			im.Loses = append(im.Loses, fmt.Sprintf("day %d: the chosen accommodation %s", s.Position+1, registry.Quote(s.Selected.Name)))
+	im.Loses = append(im.Loses, fmt.Sprintf("the %d current days are recut from the route, with every change made to them by hand (labels, moves, rest days, added or deleted days)", len(days)))
+	for _, d := range days {
+		if d.Sleep != nil {
+			im.Loses = append(im.Loses, fmt.Sprintf("day %d: the chosen accommodation %s", d.Day.DayNumber, registry.Quote(*d.Sleep)))
 		}
 	}
 	return im, nil
