@@ -12,26 +12,6 @@ import (
 	"cairn.dev/cairn/storage/storagetest"
 )
 
-// heldPool is a SQLite pool of one connection, so that every query below
-// meets the statements the one before it left prepared, with a table of
-// numbers 1..n.
-func heldPool(t *testing.T, n int) *sql.DB {
-	t.Helper()
-	_, path := storagetest.SQLiteFile(t)
-	pool, err := storage.OpenSQLitePool(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = pool.Close() })
-	pool.SetMaxOpenConns(1)
-	ctx := context.Background()
-	_, err = pool.ExecContext(ctx, "CREATE TABLE numbers (n INTEGER PRIMARY KEY, word TEXT)")
-	require.NoError(t, err)
-	for i := 1; i <= n; i++ {
-		_, err := pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", i, fmt.Sprint("w", i))
-		require.NoError(t, err)
-	}
-	return pool
-}
-
 func words(t *testing.T, rows *sql.Rows) []string {
 	t.Helper()
 	var out []string
@@ -53,7 +33,7 @@ func words(t *testing.T, rows *sql.Rows) []string {
 func TestHeldStatementsAnswerAsRunApart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := heldPool(t, 100)
+	pool := storage.NumbersPool(t, 100)
 	const above = "SELECT word FROM numbers WHERE n > ? ORDER BY n LIMIT ?"
 
 	t.Run("each call its own arguments", func(t *testing.T) {
@@ -167,16 +147,8 @@ func TestHeldStatementsSeeOtherConnectionsWrites(t *testing.T) {
 // BenchmarkHeldStatement is one read of a row by a query with an argument,
 // the way the job queue reads: parsed once per connection.
 func BenchmarkHeldStatement(b *testing.B) {
-	_, path := storagetest.SQLiteFile(b)
-	pool, err := storage.OpenSQLitePool(path)
-	require.NoError(b, err)
-	defer pool.Close()
-	pool.SetMaxOpenConns(1)
+	pool := storage.NumbersPool(b, 1)
 	ctx := context.Background()
-	_, err = pool.ExecContext(ctx, "CREATE TABLE numbers (n INTEGER PRIMARY KEY, word TEXT)")
-	require.NoError(b, err)
-	_, err = pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", 1, "one")
-	require.NoError(b, err)
 	const q = `SELECT word FROM numbers WHERE n = ? AND word IS NOT NULL AND n BETWEEN 0 AND 1000000
 		AND word <> 'none' AND length(word) > 0 ORDER BY n LIMIT 1`
 	for b.Loop() {

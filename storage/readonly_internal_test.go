@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,15 +17,8 @@ import (
 // again.
 func TestAReadOnlyTransactionKeepsStatementsPrepared(t *testing.T) {
 	t.Parallel()
-	pool, err := OpenSQLitePool(filepath.Join(t.TempDir(), "held.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = pool.Close() })
-	pool.SetMaxOpenConns(1)
+	pool := numbersPool(t, 1)
 	ctx := context.Background()
-	_, err = pool.ExecContext(ctx, "CREATE TABLE numbers (n INTEGER PRIMARY KEY, word TEXT)")
-	require.NoError(t, err)
-	_, err = pool.ExecContext(ctx, "INSERT INTO numbers (n, word) VALUES (?, ?)", 1, "one")
-	require.NoError(t, err)
 
 	// The authorizer is asked at each compilation: its reads of the table
 	// count them.
@@ -48,7 +40,7 @@ func TestAReadOnlyTransactionKeepsStatementsPrepared(t *testing.T) {
 	}) {
 		var w string
 		require.NoError(t, q.QueryRowContext(ctx, "SELECT word FROM numbers WHERE n = ?", 1).Scan(&w))
-		require.Equal(t, "one", w)
+		require.Equal(t, "w1", w)
 	}
 
 	read(pool)
