@@ -478,9 +478,11 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 	// A change of labels alone leaves every day's line, ends and dates as
 	// they were: nothing an enrichment reads has moved, so the days keep
 	// what was computed for them and nothing runs again (a label edit of a
-	// 30-day trip re-ran every enrichment of every day). Not while a
-	// computation runs: it read the days before the edit and is replanned.
-	labelsOnly := allSettled(prev.Trip.ComputationStatus) && sameButLabels(prev.Stages, d.Stages)
+	// 30-day trip re-ran every enrichment of every day). An enrichment
+	// running beside it read the same lines and writes only what it found,
+	// so its plan stands. Not while the days are being cut: the cut would
+	// replace the edited days, and is planned again.
+	labelsOnly := !beingCut(prev.Trip.ComputationStatus) && sameButLabels(prev.Stages, d.Stages)
 	labelDays(ctx, t.namer, d.Stages, prev.Stages)
 	var triggered []string
 	if !labelsOnly {
@@ -496,11 +498,16 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 	}
 	roots := replan(prev.Trip, d.Trip, triggered)
 	err := storage.Tx{DB: t.store.db}.InTx(ctx, func(ctx context.Context) error {
-		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, true); err != nil {
+		// Without a new plan the statuses are not written: those read
+		// before the edit may be behind an enrichment's since.
+		if err := t.store.Update(ctx, d.Trip, prev.Trip.Version, len(roots) > 0); err != nil {
 			return err
 		}
 		if err := t.store.ReviseStages(ctx, d.Trip.ID, prev.Stages, d.Stages); err != nil {
 			return err
+		}
+		if len(roots) == 0 {
+			return nil // a change of labels alone
 		}
 		if err := t.store.supersede(ctx, d.Trip.ID, d.Trip.Generation); err != nil {
 			return err
@@ -513,9 +520,6 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 		}
 		if err := t.store.record(ctx, d.Trip.ID, d.Trip.Generation, pending); err != nil {
 			return err
-		}
-		if len(roots) == 0 {
-			return nil // a change of labels alone
 		}
 		return t.jobs.Dispatch(ctx, d.Trip.ID, d.Trip.Generation, roots...)
 	})
@@ -540,13 +544,26 @@ func (t *Trips) saveDays(ctx context.Context, c *registry.Call) (StageEdit, erro
 // nothing and are run all the same, cheaply, so they settle).
 func recalculated(*Trip) []string { return slices.Clone(enrichments) }
 
+// beingCut reports whether the trip's days are being made: its route read
+// or cut into days, either of which replaces them.
+func beingCut(statuses StatusMap) bool {
+	return !Settled(statuses[ComputeRoute]) && statuses[ComputeRoute] != "" ||
+		!Settled(statuses[ComputeStages]) && statuses[ComputeStages] != ""
+}
+
 // sameButLabels reports whether an edit changed no day but for its label.
 func sameButLabels(a, b []Stage) bool {
+	label := stageColumns[labelField]
 	return slices.EqualFunc(a, b, func(x, y Stage) bool {
-		x.Label, y.Label = nil, nil
-		return reflect.DeepEqual(x, y)
+		return x.ID == y.ID && !slices.ContainsFunc(changedColumns(&x, &y), func(c string) bool { return c != label })
 	})
 }
+
+// labelField is the index of Stage.Label.
+var labelField = func() int {
+	f, _ := reflect.TypeFor[Stage]().FieldByName("Label")
+	return f.Index[0]
+}()
 
 // sameDays reports whether an edit left every day as it was.
 func sameDays(a, b []Stage) bool {
