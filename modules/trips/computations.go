@@ -260,10 +260,13 @@ func changedColumns(a, b *Stage) []string {
 }
 
 // geometryField is the index of Stage.Geometry.
-var geometryField = func() int {
-	f, _ := reflect.TypeFor[Stage]().FieldByName("Geometry")
+var geometryField = stageField("Geometry")
+
+// stageField is the index of Stage's field name.
+func stageField(name string) int {
+	f, _ := reflect.TypeFor[Stage]().FieldByName(name)
 	return f.Index[0]
-}()
+}
 
 // daysStored ends a write of a trip's days: a trip with at least two days
 // is ready, and its revision moves on.

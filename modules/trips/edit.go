@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -547,23 +546,23 @@ func recalculated(*Trip) []string { return slices.Clone(enrichments) }
 // beingCut reports whether the trip's days are being made: its route read
 // or cut into days, either of which replaces them.
 func beingCut(statuses StatusMap) bool {
-	return !Settled(statuses[ComputeRoute]) && statuses[ComputeRoute] != "" ||
-		!Settled(statuses[ComputeStages]) && statuses[ComputeStages] != ""
+	for _, name := range []string{ComputeRoute, ComputeStages} {
+		if status, planned := statuses[name]; planned && !Settled(status) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameButLabels reports whether an edit changed no day but for its label.
 func sameButLabels(a, b []Stage) bool {
-	label := stageColumns[labelField]
 	return slices.EqualFunc(a, b, func(x, y Stage) bool {
-		return x.ID == y.ID && !slices.ContainsFunc(changedColumns(&x, &y), func(c string) bool { return c != label })
+		return x.ID == y.ID && !slices.ContainsFunc(changedColumns(&x, &y), func(c string) bool { return c != labelColumn })
 	})
 }
 
-// labelField is the index of Stage.Label.
-var labelField = func() int {
-	f, _ := reflect.TypeFor[Stage]().FieldByName("Label")
-	return f.Index[0]
-}()
+// labelColumn is the column of Stage.Label.
+var labelColumn = stageColumns[stageField("Label")]
 
 // sameDays reports whether an edit left every day as it was.
 func sameDays(a, b []Stage) bool {

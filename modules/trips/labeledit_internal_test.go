@@ -12,14 +12,6 @@ import (
 	"cairn.dev/cairn/storage/storagetest"
 )
 
-// dispatched records what an edit dispatched.
-type dispatched struct{ names []string }
-
-func (d *dispatched) Dispatch(_ context.Context, _ string, _ int64, names ...string) error {
-	d.names = append(d.names, names...)
-	return nil
-}
-
 // TestALabelEditBesideRunningEnrichmentsKeepsTheirPlan: an enrichment reads
 // the days' lines and ends, which a change of labels leaves as they were,
 // and writes only what it found: a label edit while enrichments run keeps

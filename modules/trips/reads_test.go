@@ -650,7 +650,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			{"a new plan (regenerate)", func() error {
 				locked, err := s.Get(ctx, tr.ID)
 				require.NoError(t, err)
-				return s.regenerate(ctx, nopDispatcher{}, locked, []string{ComputeTerrain})
+				return s.regenerate(ctx, &dispatched{}, locked, []string{ComputeTerrain})
 			}},
 		}
 		for _, tt := range tests {
@@ -739,10 +739,14 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 	})
 }
 
-// nopDispatcher dispatches nothing: the tests read what was stored.
-type nopDispatcher struct{}
+// dispatched records what was dispatched, and runs nothing: the tests read
+// what was stored.
+type dispatched struct{ names []string }
 
-func (nopDispatcher) Dispatch(context.Context, string, int64, ...string) error { return nil }
+func (d *dispatched) Dispatch(_ context.Context, _ string, _ int64, names ...string) error {
+	d.names = append(d.names, names...)
+	return nil
+}
 
 // TestHotReadsUseTheirIndexes reads the plan of every hot read on both
 // engines: the owner check and the revision by the trip's key, the digest's
