@@ -80,6 +80,25 @@ func (s *Stmt) Query(ctx context.Context, args ...any) (*sql.Rows, error) {
 	return stmt.QueryContext(ctx, args...)
 }
 
+// Exec runs the statement for its effect, inside the transaction carried
+// by ctx when there is one. Its arguments are bound, not written into the
+// statement's text: a large value (a route's points) is copied once into
+// the engine, where bun's text would be parsed out of the statement again.
+func (s *Stmt) Exec(ctx context.Context, args ...any) (sql.Result, error) {
+	stmt, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return tx.Tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+	}
+	return stmt.ExecContext(ctx, args...)
+}
+
+// Timestamp is a time as bun writes it, for a bound argument: the same
+// text on SQLite as the columns bun wrote, which PostgreSQL reads too.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999-07:00") }
+
 // prepared prepares the statement once it succeeds; a failure (the
 // database down for a moment) is tried again on the next call.
 func (s *Stmt) prepared(ctx context.Context) (*sql.Stmt, error) {

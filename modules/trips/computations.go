@@ -142,7 +142,11 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	if _, err := db.NewDelete().Model((*RouteRecord)(nil)).Where("trip_id = ?", rec.TripID).Exec(ctx); err != nil {
 		return err
 	}
-	if _, err := db.NewInsert().Model(rec).Exec(ctx); err != nil {
+	// The points are bound, not written into the statement: SQLite would
+	// hold bun's text twice more (the statement's, and the literal parsed
+	// out of it) beside the row it builds, 28 bytes a point each time.
+	if _, err := s.insertRoute.Exec(ctx, rec.TripID, rec.Title, rec.SourceType, rec.Raw, rec.Decimated,
+		rec.TrackStarts, rec.Distance, rec.Ascent, rec.Descent, rec.PointCount, storage.Timestamp(rec.CreatedAt)); err != nil {
 		return err
 	}
 	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Set(bumpKeeping).Where("id = ?", rec.TripID)

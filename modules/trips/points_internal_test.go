@@ -13,9 +13,10 @@ import (
 	"cairn.dev/cairn/storage/storagetest"
 )
 
-// TestStoredRouteReadsBack: a route's points, written into the statement
-// as a literal, read back as they were written (to six decimals and a
-// decimetre) on both engines, signs and extremes included.
+// TestStoredRouteReadsBack: a route, its points bound to the statement,
+// reads back as it was written (the points to six decimals and a
+// decimetre, the time to the microsecond) on both engines, signs and
+// extremes included.
 func TestStoredRouteReadsBack(t *testing.T) {
 	t.Parallel()
 	raw := Points{{Lat: -89.999999, Lon: -179.5, Ele: -432.1}, {Lat: 0, Lon: 0, Ele: 0}, {Lat: 45.123456, Lon: 6.654321, Ele: 8848.8}}
@@ -25,11 +26,18 @@ func TestStoredRouteReadsBack(t *testing.T) {
 		user := readFixture(t, db, "points@example.com")
 		tr := newTrip(user, "00000000-0000-7000-8000-0000000000a1", "Points", time.Now().UTC(), nil, nil)
 		require.NoError(t, s.Insert(ctx, tr))
-		require.NoError(t, s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, SourceType: "gpx_upload", Raw: raw, Decimated: raw[:2], CreatedAt: time.Now().UTC()}))
+		title, created := "Col du Galibier", time.Date(2026, 7, 1, 6, 30, 15, 123456789, time.FixedZone("CEST", 2*3600))
+		require.NoError(t, s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, Title: &title, SourceType: "gpx_upload", Raw: raw, Decimated: raw[:2],
+			TrackStarts: Ints{0, 2}, Distance: 12.5, Ascent: 830, Descent: 12, PointCount: 3, CreatedAt: created}))
 		got, err := s.Route(ctx, tr.ID)
 		require.NoError(t, err)
 		require.Equal(t, raw, got.Raw)
 		require.Equal(t, raw[:2], got.Decimated)
+		require.Equal(t, &title, got.Title)
+		require.Equal(t, Ints{0, 2}, got.TrackStarts)
+		require.Equal(t, []float64{12.5, 830, 12}, []float64{got.Distance, got.Ascent, got.Descent})
+		require.Equal(t, 3, got.PointCount)
+		require.True(t, created.Truncate(time.Microsecond).Equal(got.CreatedAt), "created_at read back as %v", got.CreatedAt)
 	})
 }
 

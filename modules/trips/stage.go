@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -140,8 +141,11 @@ func (p *Point) Scan(src any) error {
 type Points []geo.Point
 
 // Value implements driver.Valuer.
+// The text is handed over without a copy: its bytes are never written
+// again, and a route's points are tens of megabytes.
 func (ps Points) Value() (driver.Value, error) {
-	return string(ps.appendJSON(make([]byte, 0, len(ps)*28+2))), nil
+	b := ps.appendJSON(make([]byte, 0, len(ps)*28+2))
+	return unsafe.String(&b[0], len(b)), nil
 }
 
 // AppendQuery implements schema.QueryAppender: bun writes a model's points

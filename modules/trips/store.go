@@ -20,6 +20,8 @@ type Store struct {
 	db    *bun.DB
 	owns  *storage.Stmt // run by the owner guard on every call addressed by a trip id
 	reads reads         // the hot reads (reads.go)
+	// insertRoute stores a route with its points bound (SaveRoute).
+	insertRoute *storage.Stmt
 
 	mu      sync.Mutex
 	owned   map[ownerKey]time.Time            // OwnsForRead's remembered answers, until when
@@ -48,7 +50,9 @@ const maxDigests = 2_000
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
 		digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(), now: time.Now,
-		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?")}
+		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?"),
+		insertRoute: storage.Prepare(db, "INSERT INTO trip_routes (trip_id, title, source_type, raw_points, decimated, track_starts,"+
+			" distance, ascent, descent, point_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")}
 }
 
 // SetCheckEvery sets how long a remembered digest is given without reading
