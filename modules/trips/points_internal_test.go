@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,4 +58,48 @@ func TestPointsAppendInPlace(t *testing.T) { // not parallel: AllocsPerRun refus
 	buf := make([]byte, 0, 2*len(got))
 	allocs := testing.AllocsPerRun(10, func() { _, _ = ps.AppendQuery(schema.QueryGen{}, buf[:0]) })
 	require.Zero(t, allocs)
+}
+
+// longestQuery records the longest statement text bun sends.
+type longestQuery struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (h *longestQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (h *longestQuery) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	h.mu.Lock()
+	h.n = max(h.n, len(e.Query))
+	h.mu.Unlock()
+}
+
+// TestARoutesPointsAreBound: storing a route sends its points bound to the
+// statement, never in bun's text, which SQLite would hold twice more while
+// it builds the row (the densest upload peaked 40 MB higher).
+func TestARoutesPointsAreBound(t *testing.T) {
+	t.Parallel()
+	raw := make(Points, 50_000)
+	for i := range raw {
+		raw[i] = geo.Point{Lat: 45 + float64(i)*1e-5, Lon: 6, Ele: 1000}
+	}
+	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := NewStore(db)
+		user := readFixture(t, db, "bound@example.com")
+		tr := newTrip(user, "00000000-0000-7000-8000-0000000000a2", "Bound", time.Now().UTC(), nil, nil)
+		require.NoError(t, s.Insert(ctx, tr))
+		h := &longestQuery{}
+		db.AddQueryHook(h)
+		require.NoError(t, s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, SourceType: "gpx_upload", Raw: raw, Decimated: raw[:2], CreatedAt: time.Now()}))
+		h.mu.Lock()
+		longest := h.n
+		h.mu.Unlock()
+		require.Less(t, longest, 4096, "a statement carried the route's %d points in its text", len(raw))
+		got, err := s.Route(ctx, tr.ID)
+		require.NoError(t, err)
+		require.Len(t, got.Raw, len(raw))
+	})
 }
