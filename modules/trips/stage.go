@@ -149,11 +149,12 @@ func (ps Points) Value() (driver.Value, error) {
 }
 
 // AppendQuery implements schema.QueryAppender: bun writes a model's points
-// into its statement as a quoted literal, straight into the statement's
-// buffer. Through Value, a 1M-point route's 30 MB of text was built, copied
-// into a string, then scanned for quotes to escape and copied again; the
-// text holds only digits, signs, points, commas and brackets (NaN and Inf
-// letters at worst), which no dialect escapes.
+// (a day's geometry) into its statement as a quoted literal, straight into
+// the statement's buffer, where bun's Value path would build the text, copy
+// it into a string, then scan it for quotes to escape and copy it again;
+// the text holds only digits, signs, points, commas and brackets (NaN and
+// Inf letters at worst), which no dialect escapes. A route's points, far
+// more, are bound instead (SaveRoute).
 func (ps Points) AppendQuery(_ schema.QueryGen, b []byte) ([]byte, error) {
 	b = slices.Grow(b, len(ps)*28+4)
 	b = append(b, '\'')
