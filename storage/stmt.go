@@ -140,6 +140,10 @@ func (t *NullTime) Scan(src any) error {
 }
 
 func (t *NullTime) parse(s string) error {
+	if v, ok := parseWritten(s); ok {
+		*t = NullTime{Time: v, Valid: true}
+		return nil
+	}
 	for _, layout := range []string{"2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano} {
 		if v, err := time.Parse(layout, s); err == nil {
 			*t = NullTime{Time: v, Valid: true}
@@ -147,4 +151,77 @@ func (t *NullTime) parse(s string) error {
 		}
 	}
 	return fmt.Errorf("cannot read %q as a timestamp", s)
+}
+
+// parseWritten reads a time as bun writes it on SQLite
+// ("2006-01-02 15:04:05.999999-07:00", the fraction optional) without
+// time.Parse, which took a tenth of a listing's CPU: twenty trips read,
+// two times each. It gives what time.Parse gives, location included, and
+// false for any other text, which the layouts then read.
+func parseWritten(s string) (time.Time, bool) {
+	n := len(s)
+	if n < len("2006-01-02 15:04:05-07:00") || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' ||
+		s[n-3] != ':' || (s[n-6] != '+' && s[n-6] != '-') {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	second, ok6 := digits(s[17:19])
+	zh, ok7 := digits(s[n-5 : n-3])
+	zm, ok8 := digits(s[n-2:])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || second > 59 || zh > 23 || zm > 59 {
+		return time.Time{}, false
+	}
+	nanos := 0
+	if frac := s[19 : n-6]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		f, ok := digits(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			f *= 10
+		}
+		nanos = f
+	}
+	offset := (zh*60 + zm) * 60
+	if s[n-6] == '-' {
+		offset = -offset
+	}
+	v := time.Date(year, time.Month(month), day, hour, minute, second, nanos, time.UTC).Add(-time.Duration(offset) * time.Second)
+	// As time.Parse: the local zone when its offset then is the one read,
+	// a zone of that fixed offset otherwise.
+	if local := v.In(time.Local); localOffset(local) == offset {
+		return local, true
+	}
+	return v.In(time.FixedZone("", offset)), true
+}
+
+func localOffset(t time.Time) int {
+	_, offset := t.Zone()
+	return offset
+}
+
+// digits is the value of s, decimal digits only.
+func digits(s string) (int, bool) {
+	v := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+// daysIn is how many days month has in year.
+func daysIn(month time.Month, year int) int {
+	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }

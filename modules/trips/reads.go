@@ -73,9 +73,31 @@ const (
 	summedDistance = `(SELECT COALESCE(SUM(s.distance), 0.0) FROM stages AS s WHERE s.trip_id = t.id AND NOT s.is_rest_day)`
 )
 
-// listFilter is the listing's WHERE clause; an empty filter argument
-// disables its condition, so one statement serves every filter.
-const listFilter = `t.user_id = ? AND (? = '' OR LOWER(t.title) LIKE ? ESCAPE '\') AND (? = '' OR t.start_date >= ?) AND (? = '' OR t.end_date <= ?)`
+// listConditions are the listing's conditions beside its user's, each
+// with one argument, in the order of the bits of a listing's filter
+// (filterTitle, filterFrom, filterBy).
+var listConditions = [...]string{`LOWER(t.title) LIKE ? ESCAPE '\'`, `t.start_date >= ?`, `t.end_date <= ?`}
+
+const (
+	filterTitle = 1 << iota
+	filterFrom
+	filterBy
+	filters // how many combinations
+)
+
+// listFilter is the listing's WHERE clause for the conditions given (a
+// set of filter bits). Each combination is a statement of its own: one
+// statement for all, each condition disabled by an empty argument, had
+// the engine test every disabled condition at every trip counted.
+func listFilter(given int) string {
+	where := "t.user_id = ?"
+	for i, c := range listConditions {
+		if given&(1<<i) != 0 {
+			where += " AND " + c
+		}
+	}
+	return where
+}
 
 // tripWithShare is what a digest reads its trip from: the trip (t) and its
 // active share (sh), of which a trip has at most one (a partial unique
@@ -92,12 +114,13 @@ type reads struct {
 	digest *storage.Stmt
 	// revision is all a cached digest costs: the trip's revision by key.
 	revision *storage.Stmt
-	page     *storage.Stmt
-	count    *storage.Stmt
+	// page and count are the listing's, by the filters given.
+	page  [filters]*storage.Stmt
+	count [filters]*storage.Stmt
 }
 
 func prepareReads(db *bun.DB) reads {
-	return reads{
+	r := reads{
 		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
 		state: storage.Prepare(db, "SELECT id, start_date, computation_status, version FROM trips WHERE id = ?"),
 		stored: storage.Prepare(db, "SELECT "+qualified("t", tripColumns)+", sh.short_code, t.days_digest_revision, t.days_digest"+
@@ -109,10 +132,13 @@ func prepareReads(db *bun.DB) reads {
 			qualified("s", dayColumns)+tripWithShare+
 			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		revision: storage.Prepare(db, "SELECT revision FROM trips WHERE id = ?"),
-		page: storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter+
-			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?"),
-		count: storage.Prepare(db, "SELECT COUNT(*) FROM trips AS t WHERE "+listFilter),
 	}
+	for given := range filters {
+		r.page[given] = storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter(given)+
+			" ORDER BY t.created_at DESC, t.id DESC LIMIT ? OFFSET ?")
+		r.count[given] = storage.Prepare(db, "SELECT COUNT(*) FROM trips AS t WHERE "+listFilter(given))
+	}
+	return r
 }
 
 // qualified prefixes each of a list of columns with a table alias.
@@ -685,19 +711,17 @@ type Listed struct {
 // List returns the user's trips from offset on, at most per of them,
 // newest first, and the total.
 func (s *Store) List(ctx context.Context, userID string, f Filter, offset, per int) ([]Listed, int, error) {
-	title := ""
+	filter, given := []any{userID}, 0
 	if f.Title != "" {
-		title = "%" + strings.ToLower(escapeLike(f.Title)) + "%"
+		filter, given = append(filter, "%"+strings.ToLower(escapeLike(f.Title))+"%"), given|filterTitle
 	}
-	from, by := "", ""
 	if isDate(f.StartFrom) {
-		from = f.StartFrom
+		filter, given = append(filter, f.StartFrom), given|filterFrom
 	}
 	if isDate(f.EndBy) {
-		by = f.EndBy
+		filter, given = append(filter, f.EndBy), given|filterBy
 	}
-	filter := []any{userID, title, title, from, from, by, by}
-	rows, err := s.reads.page.Query(ctx, append(filter, per, offset)...)
+	rows, err := s.reads.page[given].Query(ctx, append(filter, per, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -735,7 +759,7 @@ func (s *Store) List(ctx context.Context, userID string, f Filter, offset, per i
 	if offset == 0 && len(out) == 0 {
 		return out, 0, nil
 	}
-	row, err := s.reads.count.QueryRow(ctx, filter...)
+	row, err := s.reads.count[given].QueryRow(ctx, filter...)
 	if err != nil {
 		return nil, 0, err
 	}
