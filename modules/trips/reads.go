@@ -114,6 +114,10 @@ type reads struct {
 	digest *storage.Stmt
 	// revision is all a cached digest costs: the trip's revision by key.
 	revision *storage.Stmt
+	// keptAt and keep are keepDigest's: they run before every write
+	// commits, and were parsed again each time.
+	keptAt *storage.Stmt
+	keep   *storage.Stmt
 	// page and count are the listing's, by the filters given.
 	page  [filters]*storage.Stmt
 	count [filters]*storage.Stmt
@@ -132,6 +136,9 @@ func prepareReads(db *bun.DB) reads {
 			qualified("s", dayColumns)+tripWithShare+
 			" LEFT JOIN stages AS s ON s.trip_id = t.id WHERE t.id = ? ORDER BY s.position"),
 		revision: storage.Prepare(db, "SELECT revision FROM trips WHERE id = ?"),
+		keptAt:   storage.Prepare(db, "SELECT revision, days_digest_revision FROM trips WHERE id = ?"),
+		keep: storage.Prepare(db, "UPDATE trips AS t SET days_digest = ?, days_digest_revision = ?, listed_days = "+countedDays+
+			", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?"),
 	}
 	for given := range filters {
 		r.page[given] = storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter(given)+
@@ -597,7 +604,10 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 func (s *Store) keepDigest(ctx context.Context, id string) error {
 	var revision int64
 	var kept sql.NullInt64
-	err := storage.Conn(ctx, s.db).NewRaw("SELECT revision, days_digest_revision FROM trips WHERE id = ?", id).Scan(ctx, &revision, &kept)
+	row, err := s.reads.keptAt.QueryRow(ctx, id)
+	if err == nil {
+		err = row.Scan(&revision, &kept)
+	}
 	if storage.NoRows(err) {
 		return nil // deleted
 	}
@@ -614,9 +624,7 @@ func (s *Store) keepDigest(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = storage.Conn(ctx, s.db).NewRaw("UPDATE trips AS t SET days_digest = ?, days_digest_revision = ?, listed_days = "+countedDays+
-		", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?",
-		encodeDays(d.days), d.trip.Revision, id, d.trip.Revision).Exec(ctx)
+	_, err = s.reads.keep.Exec(ctx, encodeDays(d.days), d.trip.Revision, id, d.trip.Revision)
 	return err
 }
 

@@ -773,6 +773,8 @@ func TestHotReadsUseTheirIndexes(t *testing.T) {
 			{"revision", s.reads.revision, []any{tr.ID}, false},
 			{"digest", s.reads.digest, []any{tr.ID}, false},
 			{"address", s.reads.state, []any{tr.ID}, false},
+			{"kept days' revision", s.reads.keptAt, []any{tr.ID}, false},
+			{"keeping the days", s.reads.keep, []any{[]byte{1}, int64(1), tr.ID, int64(1)}, false},
 		}
 		// Every combination of the listing's filters, each condition given
 		// an argument of its own.
