@@ -142,11 +142,7 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	if _, err := db.NewDelete().Model((*RouteRecord)(nil)).Where("trip_id = ?", rec.TripID).Exec(ctx); err != nil {
 		return err
 	}
-	// The points are bound, not written into the statement: SQLite would
-	// hold bun's text twice more (the statement's, and the literal parsed
-	// out of it) beside the row it builds, 28 bytes a point each time.
-	if _, err := s.insertRoute.Exec(ctx, rec.TripID, rec.Title, rec.SourceType, rec.Raw, rec.Decimated,
-		rec.TrackStarts, rec.Distance, rec.Ascent, rec.Descent, rec.PointCount, storage.Timestamp(rec.CreatedAt)); err != nil {
+	if err := s.insertRouteRow(ctx, rec); err != nil {
 		return err
 	}
 	q := db.NewUpdate().Model((*Trip)(nil)).Set("source_type = ?", rec.SourceType).Set(bumpKeeping).Where("id = ?", rec.TripID)
@@ -155,6 +151,23 @@ func (s *Store) SaveRoute(ctx context.Context, rec *RouteRecord) error {
 	}
 	_, err := q.Exec(ctx)
 	s.changed(ctx, rec.TripID)
+	return err
+}
+
+// insertRouteRow inserts the route's row. On SQLite its points are bound,
+// not written into the statement: SQLite would hold bun's text twice more
+// (the statement's, and the literal parsed out of it) beside the row it
+// builds, 28 bytes a point each time (the densest upload peaked 175 MB
+// above idle, 132 bound). On PostgreSQL bun's text is the lighter: the
+// driver's encoding of a bound text grows its buffers past the text's size
+// (109 MB written into the text, 179 bound).
+func (s *Store) insertRouteRow(ctx context.Context, rec *RouteRecord) error {
+	if s.db.Dialect().Name() == dialect.PG {
+		_, err := storage.Conn(ctx, s.db).NewInsert().Model(rec).Exec(ctx)
+		return err
+	}
+	_, err := s.insertRoute.Exec(ctx, rec.TripID, rec.Title, rec.SourceType, rec.Raw, rec.Decimated,
+		rec.TrackStarts, rec.Distance, rec.Ascent, rec.Descent, rec.PointCount, storage.Timestamp(rec.CreatedAt))
 	return err
 }
 

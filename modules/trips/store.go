@@ -20,7 +20,7 @@ type Store struct {
 	db    *bun.DB
 	owns  *storage.Stmt // run by the owner guard on every call addressed by a trip id
 	reads reads         // the hot reads (reads.go)
-	// insertRoute stores a route with its points bound (SaveRoute).
+	// insertRoute stores a route with its points bound (insertRouteRow).
 	insertRoute *storage.Stmt
 
 	mu      sync.Mutex
