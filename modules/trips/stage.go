@@ -153,8 +153,8 @@ func (ps Points) Value() (driver.Value, error) {
 // the statement's buffer, where bun's Value path would build the text, copy
 // it into a string, then scan it for quotes to escape and copy it again;
 // the text holds only digits, signs, points, commas and brackets (NaN and
-// Inf letters at worst), which no dialect escapes. A route's points, far
-// more, are bound instead (SaveRoute).
+// Inf letters at worst), which no dialect escapes. On SQLite a route's
+// points, far more, are bound instead (insertRouteRow).
 func (ps Points) AppendQuery(_ schema.QueryGen, b []byte) ([]byte, error) {
 	b = slices.Grow(b, len(ps)*28+4)
 	b = append(b, '\'')
