@@ -57,12 +57,9 @@ func (s *Stmt) SQL() string { return s.query }
 // QueryRow runs the statement, inside the transaction carried by ctx when
 // there is one.
 func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {
-	stmt, err := s.prepared(ctx)
+	stmt, err := s.in(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		return tx.Tx.StmtContext(ctx, stmt).QueryRowContext(ctx, args...), nil
 	}
 	return stmt.QueryRowContext(ctx, args...), nil
 }
@@ -70,12 +67,9 @@ func (s *Stmt) QueryRow(ctx context.Context, args ...any) (*sql.Row, error) {
 // Query runs the statement for its rows, inside the transaction carried by
 // ctx when there is one. The caller closes the rows.
 func (s *Stmt) Query(ctx context.Context, args ...any) (*sql.Rows, error) {
-	stmt, err := s.prepared(ctx)
+	stmt, err := s.in(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		return tx.Tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
 	}
 	return stmt.QueryContext(ctx, args...)
 }
@@ -85,14 +79,24 @@ func (s *Stmt) Query(ctx context.Context, args ...any) (*sql.Rows, error) {
 // statement's text: a large value (a route's points) is copied once into
 // the engine, where bun's text would be parsed out of the statement again.
 func (s *Stmt) Exec(ctx context.Context, args ...any) (sql.Result, error) {
+	stmt, err := s.in(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.ExecContext(ctx, args...)
+}
+
+// in is the prepared statement as it runs in ctx: inside the transaction
+// ctx carries, when there is one.
+func (s *Stmt) in(ctx context.Context) (*sql.Stmt, error) {
 	stmt, err := s.prepared(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
-		return tx.Tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+		return tx.Tx.StmtContext(ctx, stmt), nil
 	}
-	return stmt.ExecContext(ctx, args...)
+	return stmt, nil
 }
 
 // Timestamp is a time as bun writes it, for a bound argument: the same
