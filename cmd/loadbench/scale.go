@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun/dialect"
+	"golang.org/x/sync/errgroup"
 
 	"cairn.dev/cairn/app"
 	"cairn.dev/cairn/app/config"
@@ -346,9 +347,9 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	return run, nil
 }
 
-// seedScale stores users, their tokens and their trips with their days in
-// one transaction, through the account and trip stores, and answers the
-// tokens and the number of days. Each user's first trip also has a route
+// seedScale stores users, their tokens and their trips with their days
+// through the account and trip stores (in one transaction on SQLite, three
+// at once on PostgreSQL), and answers the tokens and the number of days. Each user's first trip also has a route
 // (the days of a settings edit are cut from it); the others have their
 // days only.
 func seedScale(env []string, users, perUser, routed int) (world, int, error) {
@@ -368,64 +369,32 @@ func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	defer db.Close()
 	acc := accounts.NewStore(db, reg)
 	store := trips.NewStore(db)
-	w := world{users: users, tripsPerUser: perUser, routed: routed}
+	w := world{users: users, tripsPerUser: perUser, routed: routed, tokens: make([]string, users)}
+	// PostgreSQL takes the users in three transactions at once, so that
+	// building the statements and running them overlap (SQLite writes one
+	// transaction at a time).
+	workers := 1
+	if db.Dialect().Name() == dialect.PG {
+		workers = 3
+	}
+	counted := make([]int, workers)
+	var g errgroup.Group
+	for k := range workers {
+		g.Go(func() error {
+			from, to := k*users/workers, (k+1)*users/workers
+			return storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+				n, err := seedUsers(ctx, acc, store, &w, from, to)
+				counted[k] = n
+				return err
+			})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return w, 0, err
+	}
 	days := 0
-	err = storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
-		var batchTrips []*trips.Trip
-		var batchStages []trips.Stage
-		var routes []*trips.RouteRecord
-		flush := func() error {
-			if err := store.Seed(ctx, batchTrips, batchStages); err != nil {
-				return err
-			}
-			for _, rec := range routes {
-				if err := store.SaveRoute(ctx, rec); err != nil {
-					return err
-				}
-			}
-			batchTrips, batchStages, routes = batchTrips[:0], batchStages[:0], routes[:0]
-			return nil
-		}
-		created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		for u := range users {
-			user, _, err := acc.EnsureUser(ctx, fmt.Sprintf("rider%d@scale.test", u))
-			if err != nil {
-				return err
-			}
-			tok, err := acc.CreateToken(ctx, user.ID, "scale", []registry.Scope{"trips:read", "trips:write"}, 0)
-			if err != nil {
-				return err
-			}
-			w.tokens = append(w.tokens, tok)
-			for j := range perUser {
-				tr := seedTrip(user.ID, u, j, created.Add(time.Duration(u*perUser+j)*time.Minute))
-				n := daysOf(u, j)
-				if j < routed {
-					rec, stages, err := seedRoute(ctx, tr, u, j, n)
-					if err != nil {
-						return err
-					}
-					routes = append(routes, rec)
-					batchStages = append(batchStages, stages...)
-					n = len(stages)
-				} else {
-					for pos := range n {
-						batchStages = append(batchStages, seedStage(tr.ID, stageID(u, j, pos), pos))
-					}
-				}
-				days += n
-				batchTrips = append(batchTrips, tr)
-			}
-			if len(batchStages) >= 20_000 {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return flush()
-	})
-	if err != nil {
-		return w, days, err
+	for _, n := range counted {
+		days += n
 	}
 	// The planner's statistics, as a database that has lived has them: just
 	// after a bulk load they describe empty tables, and PostgreSQL then
@@ -439,6 +408,67 @@ func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	}
 	_, err = db.ExecContext(ctx, maintain)
 	return w, days, err
+}
+
+// seedUsers stores users from to to (not included) in ctx's transaction,
+// with their tokens (into w.tokens, by user) and their trips and days, in
+// multi-row statements of about 20,000 days; it answers how many days.
+func seedUsers(ctx context.Context, acc *accounts.Store, store *trips.Store, w *world, from, to int) (int, error) {
+	var (
+		batchTrips  []*trips.Trip
+		batchStages []trips.Stage
+		routes      []*trips.RouteRecord
+		days        int
+	)
+	flush := func() error {
+		if err := store.Seed(ctx, batchTrips, batchStages); err != nil {
+			return err
+		}
+		for _, rec := range routes {
+			if err := store.SaveRoute(ctx, rec); err != nil {
+				return err
+			}
+		}
+		batchTrips, batchStages, routes = batchTrips[:0], batchStages[:0], routes[:0]
+		return nil
+	}
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for u := from; u < to; u++ {
+		user, _, err := acc.EnsureUser(ctx, fmt.Sprintf("rider%d@scale.test", u))
+		if err != nil {
+			return days, err
+		}
+		tok, err := acc.CreateToken(ctx, user.ID, "scale", []registry.Scope{"trips:read", "trips:write"}, 0)
+		if err != nil {
+			return days, err
+		}
+		w.tokens[u] = tok
+		for j := range w.tripsPerUser {
+			tr := seedTrip(user.ID, u, j, created.Add(time.Duration(u*w.tripsPerUser+j)*time.Minute))
+			n := daysOf(u, j)
+			if j < w.routed {
+				rec, stages, err := seedRoute(ctx, tr, u, j, n)
+				if err != nil {
+					return days, err
+				}
+				routes = append(routes, rec)
+				batchStages = append(batchStages, stages...)
+				n = len(stages)
+			} else {
+				for pos := range n {
+					batchStages = append(batchStages, seedStage(tr.ID, stageID(u, j, pos), pos))
+				}
+			}
+			days += n
+			batchTrips = append(batchTrips, tr)
+		}
+		if len(batchStages) >= 20_000 {
+			if err := flush(); err != nil {
+				return days, err
+			}
+		}
+	}
+	return days, flush()
 }
 
 func seedTrip(userID string, u, j int, created time.Time) *trips.Trip {
