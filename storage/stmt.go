@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
 )
 
 // Stmt is a hot query prepared once and reused, so the engine does not parse
@@ -99,9 +100,12 @@ func (s *Stmt) in(ctx context.Context) (*sql.Stmt, error) {
 	return stmt, nil
 }
 
-// Timestamp is a time as bun writes it, for a bound argument: the same
-// text on SQLite as the columns bun wrote, which PostgreSQL reads too.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999-07:00") }
+// Timestamp is a time as bun writes it on SQLite, for a bound argument:
+// bun's own formatting, less its quotes, so a bound time reads and sorts
+// as the times bun wrote.
+func Timestamp(t time.Time) string {
+	return strings.Trim(string(sqlitedialect.New().AppendTime(nil, t)), "'")
+}
 
 // prepared prepares the statement once it succeeds; a failure (the
 // database down for a moment) is tried again on the next call.

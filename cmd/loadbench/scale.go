@@ -349,9 +349,9 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 
 // seedScale stores users, their tokens and their trips with their days
 // through the account and trip stores (in one transaction on SQLite, three
-// at once on PostgreSQL), and answers the tokens and the number of days. Each user's first trip also has a route
-// (the days of a settings edit are cut from it); the others have their
-// days only.
+// at once on PostgreSQL), and answers the tokens and the number of days.
+// Each user's first trip also has a route (the days of a settings edit are
+// cut from it); the others have their days only.
 func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	ctx := context.Background()
 	cfg, err := config.Load("", env, planner.Keys()...)
@@ -373,8 +373,9 @@ func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	// PostgreSQL takes the users in three transactions at once, so that
 	// building the statements and running them overlap (SQLite writes one
 	// transaction at a time).
+	pg := db.Dialect().Name() == dialect.PG
 	workers := 1
-	if db.Dialect().Name() == dialect.PG {
+	if pg {
 		workers = 3
 	}
 	counted := make([]int, workers)
@@ -403,7 +404,7 @@ func seedScale(env []string, users, perUser, routed int) (world, int, error) {
 	// autovacuum visits the million fresh rows during the runs, and its
 	// CPU is counted among the database's backends of whatever runs then.
 	maintain := "ANALYZE"
-	if db.Dialect().Name() == dialect.PG {
+	if pg {
 		maintain = "VACUUM ANALYZE"
 	}
 	_, err = db.ExecContext(ctx, maintain)

@@ -2,6 +2,8 @@ package trips
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,10 +17,10 @@ import (
 	"cairn.dev/cairn/storage/storagetest"
 )
 
-// TestStoredRouteReadsBack: a route, its points bound to the statement,
-// reads back as it was written (the points to six decimals and a
-// decimetre, the time to the microsecond) on both engines, signs and
-// extremes included.
+// TestStoredRouteReadsBack: a route reads back as it was written (the
+// points to six decimals and a decimetre, the time to the microsecond) on
+// both engines, its points bound on SQLite and in bun's text on
+// PostgreSQL, signs and extremes included.
 func TestStoredRouteReadsBack(t *testing.T) {
 	t.Parallel()
 	raw := Points{{Lat: -89.999999, Lon: -179.5, Ele: -432.1}, {Lat: 0, Lon: 0, Ele: 0}, {Lat: 45.123456, Lon: 6.654321, Ele: 8848.8}}
@@ -111,4 +113,25 @@ func TestARoutesPointsAreBound(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, got.Raw, len(raw))
 	})
+}
+
+// TestTheBoundRouteInsertNamesEveryColumn: the route's bound insert
+// (SQLite) names the columns bun's model of a route has, in its order, so
+// a column added to RouteRecord is not left out on one engine.
+func TestTheBoundRouteInsertNamesEveryColumn(t *testing.T) {
+	t.Parallel()
+	db := storagetest.SQLite(t, readSources...)
+	var want []string
+	for _, f := range db.Table(reflect.TypeFor[RouteRecord]()).Fields {
+		want = append(want, f.Name)
+	}
+	insert := NewStore(db).insertRoute.SQL()
+	from, to := strings.Index(insert, "("), strings.Index(insert, ")")
+	require.Positive(t, from)
+	got := strings.Split(insert[from+1:to], ",")
+	for i := range got {
+		got[i] = strings.TrimSpace(got[i])
+	}
+	require.Equal(t, want, got)
+	require.Equal(t, len(want), strings.Count(insert, "?"), "one argument a column")
 }
