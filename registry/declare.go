@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -588,25 +587,6 @@ type Versioned interface{ ResourceVersion() int64 }
 // Download that renders in WritePage or WriteFile is then never rendered.
 // An empty tag is no tag.
 type Tagged interface{ EntityTag() string }
-
-// Encoded is implemented by outputs that carry their own JSON: an answer
-// kept by its record's revision, encoded once rather than at every read.
-// Both faces send it as it is (Encode), so it must be what json.Marshal
-// gives for the output, compact. A nil answer is none: the output is
-// marshalled.
-type Encoded interface{ EncodedJSON() []byte }
-
-// Encode is the JSON both faces send for out: its own (Encoded), else
-// json.Marshal's. The bytes of an Encoded output are shared: they are
-// never changed.
-func Encode(out any) ([]byte, error) {
-	if e, ok := out.(Encoded); ok {
-		if b := e.EncodedJSON(); b != nil {
-			return b, nil
-		}
-	}
-	return json.Marshal(out)
-}
 
 // Located is implemented by outputs that have an address (Location header).
 type Located interface{ ResourceLocation() string }

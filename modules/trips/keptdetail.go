@@ -2,10 +2,10 @@ package trips
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"cairn.dev/cairn/recent"
+	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
 
@@ -51,7 +51,7 @@ func (k *keptDetails) encoded(ctx context.Context, tr *Trip, d *Detail) []byte {
 	if ok && held.revision == tr.Revision && held.locked == d.IsLocked {
 		return held.json
 	}
-	b, err := json.Marshal(d)
+	b, err := registry.Marshal(d)
 	if err != nil {
 		return nil
 	}

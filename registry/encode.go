@@ -1,0 +1,131 @@
+package registry
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	fastjson "github.com/segmentio/encoding/json"
+)
+
+// Encoded is implemented by outputs that carry their own JSON: an answer
+// kept by its record's revision, encoded once rather than at every read.
+// Both faces send it as it is (Encode), so it must be what json.Marshal
+// gives for the output, compact. A nil answer is none: the output is
+// marshalled.
+type Encoded interface{ EncodedJSON() []byte }
+
+// Encode is the JSON both faces send for out: its own (Encoded), else the
+// bytes json.Marshal gives for it. The bytes of an Encoded output are
+// shared: they are never changed.
+func Encode(out any) ([]byte, error) {
+	if e, ok := out.(Encoded); ok {
+		if b := e.EncodedJSON(); b != nil {
+			return b, nil
+		}
+	}
+	return Marshal(out)
+}
+
+// Marshal gives the bytes json.Marshal gives for v, written by
+// segmentio/encoding's encoder where that is known to give the same: a
+// page of 20 trips in 7.6 µs against encoding/json's 20.7, a 16-day
+// get_trip answer in 10 µs against 17, with a fraction of the allocations
+// (BenchmarkEncodeAnswer in the trips module). The two differ on some
+// values (FastEncodable), which are left to encoding/json.
+func Marshal(v any) ([]byte, error) {
+	if v != nil && FastEncodable(reflect.TypeOf(v)) {
+		return fastjson.Marshal(v)
+	}
+	return json.Marshal(v)
+}
+
+// fastTypes caches FastEncodable by type: a walk of a type is done once.
+var fastTypes sync.Map // reflect.Type → bool
+
+// FastEncodable reports whether Marshal writes values of t with
+// segmentio/encoding's encoder: whether they encode the same through it as
+// through encoding/json's. A product may assert it of its hot outputs. Neither t nor
+// any type it holds may be one on which they are known to differ, or may
+// differ unseen:
+//   - an interface: what it holds is known only at run time;
+//   - a field with the omitzero option, which that encoder does not know,
+//     or the string option (a nil pointer is "null" there, null here);
+//   - time.Duration, which that encoder writes as text ("1s");
+//   - two fields of one name in a struct, which encoding/json both leaves
+//     out and that encoder both writes;
+//   - a type with its own MarshalJSON or MarshalText but time.Time: that
+//     encoder refuses what encoding/json compacts (leading spaces).
+func FastEncodable(t reflect.Type) bool {
+	if ok, found := fastTypes.Load(t); found {
+		return ok.(bool)
+	}
+	ok := walkEncodable(t, map[reflect.Type]bool{})
+	fastTypes.Store(t, ok)
+	return ok
+}
+
+var (
+	timeType      = reflect.TypeFor[time.Time]()
+	durationType  = reflect.TypeFor[time.Duration]()
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	texterType    = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func walkEncodable(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return true // a recursive type: its other fields decide
+	}
+	seen[t] = true
+	switch {
+	case t.Kind() == reflect.Pointer:
+		return walkEncodable(t.Elem(), seen) // its element's methods are its own
+	case t == timeType:
+		return true
+	case t == durationType, t.Kind() == reflect.Interface:
+		return false
+	case reflect.PointerTo(t).Implements(marshalerType), reflect.PointerTo(t).Implements(texterType):
+		return false // a method of t's is one of *t's too
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return walkEncodable(t.Elem(), seen)
+	case reflect.Map:
+		return walkEncodable(t.Key(), seen) && walkEncodable(t.Elem(), seen)
+	case reflect.Struct:
+		names := map[string]bool{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue // never encoded
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" && !f.Anonymous {
+				name = f.Name
+			}
+			if name != "" && name != "-" && names[name] {
+				return false // two fields of one name
+			}
+			names[name] = true
+			if hasOption(opts, "omitzero") || hasOption(opts, "string") || !walkEncodable(f.Type, seen) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hasOption reports whether a json tag's comma-separated options name opt.
+func hasOption(opts, opt string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == opt {
+			return true
+		}
+	}
+	return false
+}
