@@ -31,3 +31,11 @@ func numbersPool(tb testing.TB, n int) *sql.DB {
 	}
 	return pool
 }
+
+// PreparedOnPool reports whether the pool has prepared s, for the
+// package's external tests.
+func PreparedOnPool(s *Stmt) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stmt != nil
+}

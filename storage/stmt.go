@@ -18,10 +18,11 @@ import (
 // it again on every call (bun formats each query afresh). It prepares on
 // first use: nothing connects before the application starts.
 type Stmt struct {
-	db    *bun.DB
-	query string
-	mu    sync.Mutex
-	stmt  *sql.Stmt
+	db        *bun.DB
+	query     string
+	mu        sync.Mutex
+	stmt      *sql.Stmt // prepared on the pool, once
+	preparing bool      // on the pool, in the background (in)
 }
 
 // Prepare declares a statement written with ? placeholders; they are
@@ -89,15 +90,34 @@ func (s *Stmt) Exec(ctx context.Context, args ...any) (sql.Result, error) {
 
 // in is the prepared statement as it runs in ctx: inside the transaction
 // ctx carries, when there is one.
+//
+// Inside a transaction, a statement the pool has not prepared yet is
+// prepared on the transaction's own connection for this call, and on the
+// pool in the background: prepared on the pool here, it would wait for a
+// free connection while holding this one, and under load every connection
+// is held by a transaction waiting so (a statement's first runs in commit
+// hooks, many writes at once).
 func (s *Stmt) in(ctx context.Context) (*sql.Stmt, error) {
-	stmt, err := s.prepared(ctx)
-	if err != nil {
-		return nil, err
+	tx, inTx := ctx.Value(txKey{}).(bun.Tx)
+	if !inTx {
+		return s.prepared(ctx)
 	}
-	if tx, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+	s.mu.Lock()
+	stmt, start := s.stmt, s.stmt == nil && !s.preparing
+	s.preparing = s.preparing || start
+	s.mu.Unlock()
+	if stmt != nil {
 		return tx.Tx.StmtContext(ctx, stmt), nil
 	}
-	return stmt, nil
+	if start {
+		go func() {
+			_, _ = s.prepared(context.Background()) // a failure is tried again at the next call
+			s.mu.Lock()
+			s.preparing = false
+			s.mu.Unlock()
+		}()
+	}
+	return tx.Tx.PrepareContext(ctx, s.query)
 }
 
 // Timestamp is a time as bun writes it on SQLite, for a bound argument:
@@ -107,19 +127,29 @@ func Timestamp(t time.Time) string {
 	return strings.Trim(string(sqlitedialect.New().AppendTime(nil, t)), "'")
 }
 
-// prepared prepares the statement once it succeeds; a failure (the
-// database down for a moment) is tried again on the next call.
+// prepared prepares the statement on the pool once it succeeds; a failure
+// (the database down for a moment) is tried again on the next call. The
+// lock is not held while it waits for a connection: two first calls may
+// both prepare, and the later one's statement is closed.
 func (s *Stmt) prepared(ctx context.Context) (*sql.Stmt, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stmt == nil {
-		stmt, err := s.db.DB.PrepareContext(ctx, s.query)
-		if err != nil {
-			return nil, err
-		}
-		s.stmt = stmt
+	stmt := s.stmt
+	s.mu.Unlock()
+	if stmt != nil {
+		return stmt, nil
 	}
-	return s.stmt, nil
+	stmt, err := s.db.DB.PrepareContext(ctx, s.query)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt != nil {
+		_ = stmt.Close()
+		return s.stmt, nil
+	}
+	s.stmt = stmt
+	return stmt, nil
 }
 
 // NullTime scans a timestamp column on either engine: PostgreSQL hands a
