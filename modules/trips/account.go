@@ -17,12 +17,18 @@ func NewAccountData(store *Store) AccountData { return AccountData{store: store}
 // Section is the export's key for the trips.
 func (AccountData) Section() string { return "trips" }
 
-// Forget deletes every trip of the user; stages, shares, routes and
-// computations go with them (ON DELETE CASCADE). It joins the transaction
-// ctx carries.
+// Forget deletes every trip of the user and the user's listing stamp;
+// stages, shares, routes and computations go with the trips (ON DELETE
+// CASCADE). It joins the transaction ctx carries.
 func (d AccountData) Forget(ctx context.Context, userID string) error {
 	_, err := storage.Conn(ctx, d.store.db).NewDelete().Table("trips").Where("user_id = ?", userID).Exec(ctx)
 	d.store.changedAll(ctx)
+	if err != nil {
+		return err
+	}
+	// The listing stamp goes too: it names the account. Nobody lists a
+	// deleted account's trips again, so no listing kept before needs it.
+	_, err = storage.Conn(ctx, d.store.db).NewDelete().Table("trip_listing_stamps").Where("user_id = ?", userID).Exec(ctx)
 	return err
 }
 

@@ -16,20 +16,24 @@ import (
 )
 
 func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List, error) {
-	rows, total, err := t.store.List(ctx, c.UserID(), Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate}, in.Offset(), in.Limit())
-	if err != nil {
-		return List{}, err
-	}
-	out := List{Member: make([]Summary, 0, len(rows)), PageInfo: in.Info(total)}
-	for i := range rows {
-		r := &rows[i].Trip
-		out.Member = append(out.Member, Summary{
-			ID: r.ID, Title: r.Title, StartDate: r.StartDate, EndDate: r.EndDate,
-			StageCount: rows[i].StageCount, TotalDistance: round1(rows[i].TotalDistance),
-			Status: listStatus(r), IsLocked: Locked(r, c.Now), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-		})
-	}
-	return out, nil
+	key := listKey{user: c.UserID(), filter: Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate},
+		offset: in.Offset(), limit: in.Limit()}
+	return t.lists.list(ctx, t.store, key, c.Now.UTC().Format(dateLayout), func() (List, error) {
+		rows, total, err := t.store.List(ctx, key.user, key.filter, key.offset, key.limit)
+		if err != nil {
+			return List{}, err
+		}
+		out := List{Member: make([]Summary, 0, len(rows)), PageInfo: in.Info(total)}
+		for i := range rows {
+			r := &rows[i].Trip
+			out.Member = append(out.Member, Summary{
+				ID: r.ID, Title: r.Title, StartDate: r.StartDate, EndDate: r.EndDate,
+				StageCount: rows[i].StageCount, TotalDistance: round1(rows[i].TotalDistance),
+				Status: listStatus(r), IsLocked: Locked(r, c.Now), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+			})
+		}
+		return out, nil
+	})
 }
 
 // listStatus is the listing's status: draft while nothing is scheduled and

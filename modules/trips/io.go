@@ -224,7 +224,12 @@ type Summary struct {
 type List struct {
 	Member []Summary `json:"member" doc:"The trips of this page, newest first."`
 	registry.PageInfo
+
+	json []byte // the answer encoded, kept by listing stamp (keptlist.go); nil when not kept
 }
+
+// EncodedJSON implements registry.Encoded: the answer kept, encoded.
+func (l List) EncodedJSON() []byte { return l.json }
 
 // Deleted is the answer of a deletion (HTTP answers 204 without it).
 type Deleted struct {

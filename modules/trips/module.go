@@ -67,6 +67,7 @@ type Trips struct {
 	uploads  uploadSlots  // bounds the GPX uploads read at once
 	kept     *publicCache // the public reads' answers, by revision (sharecache.go)
 	details  *keptDetails // get_trip's answers, encoded, by revision (keptdetail.go)
+	lists    *keptLists   // list_trips' answers, encoded, by listing stamp (keptlist.go)
 }
 
 // New builds the module.
@@ -74,7 +75,7 @@ func New(p Params) Result {
 	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder,
 		places: p.Places, tickets: p.Tickets, namer: p.Namer, data: p.MapData,
 		uploads: newUploadSlots(MaxConcurrentUploads, UploadWait), kept: newPublicCache(),
-		details: newKeptDetails()}
+		details: newKeptDetails(), lists: newKeptLists()}
 	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log,
 		data: p.MapData, forecasts: p.Forecasts, feed: p.Events, borders: p.Borders, namer: p.Namer}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}

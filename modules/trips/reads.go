@@ -121,7 +121,15 @@ type reads struct {
 	// page and count are the listing's, by the filters given.
 	page  [filters]*storage.Stmt
 	count [filters]*storage.Stmt
+	// listingStamp is all a kept listing costs (keptlist.go); stampOwner
+	// and stampUser move a stamp on, by trip and by user.
+	listingStamp *storage.Stmt
+	stampOwner   *storage.Stmt
+	stampUser    *storage.Stmt
 }
+
+// stampAgain moves a listing stamp on that exists: both engines' upsert.
+const stampAgain = " ON CONFLICT (user_id) DO UPDATE SET stamp = trip_listing_stamps.stamp + 1"
 
 func prepareReads(db *bun.DB) reads {
 	r := reads{
@@ -139,6 +147,10 @@ func prepareReads(db *bun.DB) reads {
 		keptAt:   storage.Prepare(db, "SELECT revision, days_digest_revision FROM trips WHERE id = ?"),
 		keep: storage.Prepare(db, "UPDATE trips AS t SET days_digest = ?, days_digest_revision = ?, listed_days = "+countedDays+
 			", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?"),
+		listingStamp: storage.Prepare(db, "SELECT stamp FROM trip_listing_stamps WHERE user_id = ?"),
+		// SQLite reads an upsert's SELECT unambiguously only with a WHERE.
+		stampOwner: storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain),
+		stampUser:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
 	}
 	for given := range filters {
 		r.page[given] = storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter(given)+
@@ -535,11 +547,13 @@ func (s *Store) keep(id string, r remembered, epoch epoch) {
 // beside moving the revision on.
 //
 // Before the transaction commits, it also keeps the trip's days on its row
-// (keepDigest), once however many writes the transaction made. Outside a
+// (keepDigest), once however many writes the transaction made, and moves
+// its owner's listing stamp on (stamped). Outside a
 // transaction a failure to keep them is left: the kept days are then behind
 // the revision, and reads join the days until the next write.
 func (s *Store) changed(ctx context.Context, id string) {
 	_ = storage.BeforeCommit(ctx, "trips.digest:"+id, func(ctx context.Context) error { return s.keepDigest(ctx, id) })
+	s.stamped(ctx, id)
 	storage.AfterCommit(ctx, func() { s.forget(id) })
 }
 

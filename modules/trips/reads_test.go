@@ -787,6 +787,8 @@ func TestHotReadsUseTheirIndexes(t *testing.T) {
 			{"address", s.reads.state, []any{tr.ID}, false},
 			{"kept days' revision", s.reads.keptAt, []any{tr.ID}, false},
 			{"keeping the days", s.reads.keep, []any{[]byte{1}, int64(1), tr.ID, int64(1)}, false},
+			{"listing stamp", s.reads.listingStamp, []any{user}, false},
+			{"stamping the owner", s.reads.stampOwner, []any{tr.ID}, false},
 		}
 		// Every combination of the listing's filters, each condition given
 		// an argument of its own.
@@ -803,7 +805,7 @@ func TestHotReadsUseTheirIndexes(t *testing.T) {
 		}
 		for _, tt := range tests {
 			plan := explain(t, db, tt.stmt.SQL(), tt.args)
-			for _, table := range []string{"trips", "stages", "trip_shares"} {
+			for _, table := range []string{"trips", "stages", "trip_shares", "trip_listing_stamps"} {
 				require.NotRegexp(t, `(Seq Scan on|SCAN) `+table+`\b|(Seq Scan on \w+|SCAN) (AS )?(t|s|sh)\b`, plan, "%s scans %s:\n%s", tt.name, table, plan)
 			}
 			if tt.noSorting {

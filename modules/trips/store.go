@@ -137,6 +137,9 @@ func (s *Store) OwnsDigest(ctx context.Context, userID, id string) (bool, error)
 // Insert stores a new trip.
 func (s *Store) Insert(ctx context.Context, t *Trip) error {
 	_, err := storage.Conn(ctx, s.db).NewInsert().Model(t).Exec(ctx)
+	if err == nil {
+		s.stamped(ctx, t.ID)
+	}
 	return err
 }
 
@@ -203,8 +206,12 @@ func (s *Store) touch(ctx context.Context, id string) error {
 
 // Delete removes trip id.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	_, err := storage.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Exec(ctx)
+	var owner []string // the trip's owner, whose listing loses it
+	_, err := storage.Conn(ctx, s.db).NewDelete().Model((*Trip)(nil)).Where("id = ?", id).Returning("user_id").Exec(ctx, &owner)
 	s.changed(ctx, id)
+	for _, o := range owner {
+		s.stampedUser(ctx, o)
+	}
 	return err
 }
 

@@ -1,0 +1,1 @@
+DROP TABLE trip_listing_stamps;
