@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/uptrace/bun"
 	"go.uber.org/fx"
 
 	"cairn.dev/cairn/app/config"
@@ -32,8 +33,9 @@ type observed struct {
 // jobStates are River's job states, each always published (0 when none).
 var jobStates = []string{"available", "scheduled", "pending", "retryable", "running", "completed", "cancelled", "discarded"}
 
-func provideMetrics(q *jobs.Queue) (*metrics.Registry, *observed) {
+func provideMetrics(q *jobs.Queue, db *bun.DB) (*metrics.Registry, *observed) {
 	reg := metrics.New()
+	reg.Pool("cairn", db.DB)
 	o := &observed{
 		requests: reg.Counter("cairn_requests_total",
 			"Calls of an operation, by face, operation and outcome (ok, or the problem type's slug).", "face", "operation", "outcome"),

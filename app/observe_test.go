@@ -73,6 +73,8 @@ func TestMetricsListener(t *testing.T) {
 		`cairn_jobs{state="available"}`,
 		`cairn_ssrf_refusals_total{reason="metrics_test"}`,
 		`go_goroutines`,
+		`go_sql_wait_count_total{db_name="cairn"}`,
+		`go_sql_in_use_connections{db_name="cairn"}`,
 	} {
 		require.Contains(t, body, want)
 	}

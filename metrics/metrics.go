@@ -14,6 +14,7 @@ package metrics
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"net/http"
 	"time"
@@ -71,6 +72,14 @@ func (r *Registry) Counter(name, help string, labels ...string) *Counter {
 func (r *Registry) Histogram(name, help string, buckets []float64, labels ...string) *Histogram {
 	vec := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
 	return &Histogram{vec: register(r, vec)}
+}
+
+// Pool publishes a database pool's connections as go_sql_* series named
+// by pool: open, in use and idle, and how often and how long a query
+// waited for a connection (every one held), which is what to watch before
+// raising the pool's size or the database's.
+func (r *Registry) Pool(name string, db *sql.DB) {
+	register(r, collectors.NewDBStatsCollector(db, name))
 }
 
 // Register adds a collector of one's own (a series read when scraped).
