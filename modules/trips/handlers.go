@@ -190,9 +190,25 @@ const PartialRetryAfter = 2
 // day. It checks nothing: callers are the guarded handler and the unguarded
 // baseline of the benchmarks.
 func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
-	tr, days, code, err := t.store.Digest(ctx, id)
+	held, read, err := t.store.look(ctx, id)
 	if err != nil {
 		return Detail{}, err
+	}
+	var (
+		tr   *Trip
+		days []DigestDay
+		code string
+	)
+	if read != nil {
+		tr, days, code = read.trip, read.days, read.code
+	} else {
+		// A remembered digest whose answer is kept is not decoded.
+		if d, ok := t.details.kept(id, held.revision, lockedOn(held.start, now)); ok {
+			return d, nil
+		}
+		if tr, days, code, err = held.answer(); err != nil {
+			return Detail{}, err
+		}
 	}
 	s := stateOf(tr, now)
 	d := Detail{
@@ -225,7 +241,7 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		d.Partial, d.RetryAfter = true, PartialRetryAfter
 		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
-	d.json = t.details.encoded(ctx, tr, &d)
+	d.json = t.details.encoded(ctx, tr, d)
 	return d, nil
 }
 
