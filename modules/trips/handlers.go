@@ -200,7 +200,10 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		code string
 	)
 	if read != nil {
-		tr, days, code = read.trip, read.days, read.code
+		tr, code = read.trip, read.code
+		if days, err = read.lines(); err != nil {
+			return Detail{}, err
+		}
 	} else {
 		// A remembered digest whose answer is kept is not decoded.
 		if d, ok := t.details.kept(id, held.revision, lockedOn(held.start, now)); ok {

@@ -410,9 +410,18 @@ func (d *dayTargets) day() (Day, error) {
 // digest is a trip's digest as Digest answers it, at one revision.
 type digest struct {
 	trip *Trip
-	days []DigestDay
+	days []DigestDay // nil until decoded, when read in their kept form
 	code string
 	kept []byte // days in their kept form (encodeDays), when read so
+}
+
+// lines are d's days, decoded from their kept form when read so: a digest
+// read to be remembered, or for its owner, is not decoded.
+func (d digest) lines() ([]DigestDay, error) {
+	if d.days != nil || d.kept == nil {
+		return d.days, nil
+	}
+	return decodeDays(d.kept)
 }
 
 // remembered is a digest Digest gives again, and when its revision was
@@ -476,7 +485,8 @@ func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, stri
 		return nil, nil, "", err
 	}
 	if read != nil {
-		return read.trip, read.days, read.code, nil
+		days, err := read.lines()
+		return read.trip, days, read.code, err
 	}
 	return held.answer()
 }
@@ -599,14 +609,12 @@ func (s *Store) readDigest(ctx context.Context, id string) (digest, error) {
 	if err := row.Scan(append(targets, &code, &at, &stored)...); err != nil {
 		return digest{}, notFound(err)
 	}
-	if at.Valid && at.Int64 == t.Revision && stored != nil {
+	// Days kept in a form this version does not write are read afresh.
+	if at.Valid && at.Int64 == t.Revision && len(stored) > 0 && stored[0] == keptForm {
 		if err := done(); err != nil {
 			return digest{}, err
 		}
-		if days, err := decodeDays(stored); err == nil {
-			return digest{trip: t, days: days, code: code.String, kept: stored}, nil
-		}
-		// Days kept in a form this version does not read are read afresh.
+		return digest{trip: t, code: code.String, kept: stored}, nil
 	}
 	return s.joinDigest(ctx, id)
 }

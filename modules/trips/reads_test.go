@@ -331,7 +331,10 @@ func BenchmarkDigestMiss(b *testing.B) {
 				s, id := benchTrip(b, engine, importedStages(benchTripID, n, 100, 5))
 				measureReads(b, n, func() ([]DigestDay, error) {
 					d, err := s.readDigest(context.Background(), id)
-					return d.days, err
+					if err != nil {
+						return nil, err
+					}
+					return d.lines()
 				})
 			})
 		}
