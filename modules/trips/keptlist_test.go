@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
 
-	"cairn.dev/cairn/modules/route/alerts"
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 	"cairn.dev/cairn/storage/storagetest"
@@ -57,45 +56,11 @@ func TestKeptListingFollowsEveryWrite(t *testing.T) {
 			require.NoError(t, err)
 			return n
 		}
-		update := func(change func(*Trip)) func() error {
-			return func() error {
-				cur, err := s.Get(ctx, tr.ID)
-				require.NoError(t, err)
-				next := *cur
-				change(&next)
-				return s.Update(ctx, &next, cur.Version, false)
-			}
-		}
 		second := newTrip(user, "00000000-0000-7000-8000-000000000012", "Pyrenees", time.Now().UTC(), nil, nil)
-		title := "Alps, again"
-		tests := []struct {
-			name  string
-			write func() error
-		}{
+		tests := append(append([]aWrite{
 			{"a creation (Insert)", func() error { return s.Insert(ctx, second) }},
-			{"settings (Update)", update(func(t *Trip) { t.Title = &title })},
-			{"a computation's status (transition)", func() error {
-				return s.transition(ctx, tr.ID, tr.Generation, map[string]string{ComputeTerrain: StatusPending})
-			}},
-			{"the days (ReplaceStages)", func() error {
-				days := fullStages(tr.ID)
-				days[2].Distance = 52.5
-				return s.ReplaceStages(ctx, tr.ID, days)
-			}},
-			{"an enrichment's outcome (saveOutcome)", func() error {
-				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steep")
-			}},
-			{"a share (share_trip)", func() error {
-				_, err := kept.share(ctx, call, nil)
-				return err
-			}},
-			{"a new plan (regenerate)", func() error {
-				locked, err := s.Get(ctx, tr.ID)
-				require.NoError(t, err)
-				return s.regenerate(ctx, &dispatched{}, locked, []string{ComputeTerrain})
-			}},
-			{"a deletion (Delete)", func() error { return s.Delete(ctx, second.ID) }},
-		}
+		}, everyWrite(t, s, kept, tr, call)...),
+			aWrite{"a deletion (Delete)", func() error { return s.Delete(ctx, second.ID) }})
 		listed(now, "the first read")
 		for _, tt := range tests {
 			before := stamp()

@@ -603,15 +603,6 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			require.NoError(t, err)
 			return days, true
 		}
-		// update writes the trip's settings as change leaves them.
-		update := func(change func(*Trip)) func() error {
-			return func() error {
-				cur := fresh().trip
-				next := *cur
-				change(&next)
-				return s.Update(ctx, &next, cur.Version, false)
-			}
-		}
 		// answered is get_trip's answer at now, whose kept JSON must be
 		// what json.Marshal gives for it.
 		answered := func(now time.Time, what string) Detail {
@@ -622,51 +613,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 			require.Equal(t, string(want), string(d.EncodedJSON()), "%s: get_trip's kept answer is the answer read", what)
 			return d
 		}
-		title, date := "Alps, again", "2031-06-01"
-		tests := []struct {
-			name  string
-			write func() error
-		}{
-			{"settings (Update)", update(func(t *Trip) { t.Title = &title })},
-			{"a computation's status (transition)", func() error {
-				return s.transition(ctx, tr.ID, tr.Generation, map[string]string{ComputeTerrain: StatusDone})
-			}},
-			{"the imported route (SaveRoute)", func() error {
-				return s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, SourceType: "strava_route", Raw: Points{{Lat: 45, Lon: 6}}, Decimated: Points{{Lat: 45, Lon: 6}}})
-			}},
-			{"the days (ReplaceStages)", func() error {
-				days := fullStages(tr.ID)
-				days[2].Distance = 52.5
-				return s.ReplaceStages(ctx, tr.ID, days)
-			}},
-			{"an enrichment's outcome (saveOutcome)", func() error {
-				days, err := s.Stages(ctx, tr.ID)
-				require.NoError(t, err)
-				return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
-					return s.saveOutcome(ctx, tr.ID, ComputeWater, days, outcome{coverage: CoverageNoDate})
-				})
-			}},
-			{"a start date (Update)", update(func(t *Trip) { t.StartDate = &date })},
-			{"an outcome that counts alerts anew (saveOutcome)", func() error {
-				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steep")
-			}},
-			{"an outcome that leaves the counts (saveOutcome)", func() error {
-				return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steeper")
-			}},
-			{"a share (share_trip)", func() error {
-				_, err := trips.share(ctx, call, nil)
-				return err
-			}},
-			{"its revocation (unshare_trip)", func() error {
-				_, err := trips.unshare(ctx, call, nil)
-				return err
-			}},
-			{"a new plan (regenerate)", func() error {
-				locked, err := s.Get(ctx, tr.ID)
-				require.NoError(t, err)
-				return s.regenerate(ctx, &dispatched{}, locked, []string{ComputeTerrain})
-			}},
-		}
+		tests := everyWrite(t, s, trips, tr, call)
 		for _, tt := range tests {
 			before, days, code, err := s.Digest(ctx, tr.ID)
 			require.NoError(t, err)
@@ -976,5 +923,70 @@ func BenchmarkList(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// aWrite is one kind of write to a trip, named.
+type aWrite struct {
+	name  string
+	write func() error
+}
+
+// everyWrite is each kind of write the store makes to trip tr, its days or
+// its share, in an order in which each changes what get_trip reads: the
+// remembered digests and the kept listings must follow every one.
+func everyWrite(t *testing.T, s *Store, trips *Trips, tr *Trip, call *registry.Call) []aWrite {
+	ctx := context.Background()
+	// update writes the trip's settings as change leaves them.
+	update := func(change func(*Trip)) func() error {
+		return func() error {
+			cur, err := s.Get(ctx, tr.ID)
+			require.NoError(t, err)
+			next := *cur
+			change(&next)
+			return s.Update(ctx, &next, cur.Version, false)
+		}
+	}
+	title, date := "Alps, again", "2031-06-01"
+	return []aWrite{
+		{"settings (Update)", update(func(t *Trip) { t.Title = &title })},
+		{"a computation's status (transition)", func() error {
+			return s.transition(ctx, tr.ID, tr.Generation, map[string]string{ComputeTerrain: StatusDone})
+		}},
+		{"the imported route (SaveRoute)", func() error {
+			return s.SaveRoute(ctx, &RouteRecord{TripID: tr.ID, SourceType: "strava_route", Raw: Points{{Lat: 45, Lon: 6}}, Decimated: Points{{Lat: 45, Lon: 6}}})
+		}},
+		{"the days (ReplaceStages)", func() error {
+			days := fullStages(tr.ID)
+			days[2].Distance = 52.5
+			return s.ReplaceStages(ctx, tr.ID, days)
+		}},
+		{"an enrichment's outcome (saveOutcome)", func() error {
+			days, err := s.Stages(ctx, tr.ID)
+			require.NoError(t, err)
+			return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
+				return s.saveOutcome(ctx, tr.ID, ComputeWater, days, outcome{coverage: CoverageNoDate})
+			})
+		}},
+		{"a start date (Update)", update(func(t *Trip) { t.StartDate = &date })},
+		{"an outcome that counts alerts anew (saveOutcome)", func() error {
+			return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steep")
+		}},
+		{"an outcome that leaves the counts (saveOutcome)", func() error {
+			return saveAlert(ctx, s, tr.ID, alerts.SeverityWarning, "Steeper")
+		}},
+		{"a share (share_trip)", func() error {
+			_, err := trips.share(ctx, call, nil)
+			return err
+		}},
+		{"its revocation (unshare_trip)", func() error {
+			_, err := trips.unshare(ctx, call, nil)
+			return err
+		}},
+		{"a new plan (regenerate)", func() error {
+			locked, err := s.Get(ctx, tr.ID)
+			require.NoError(t, err)
+			return s.regenerate(ctx, &dispatched{}, locked, []string{ComputeTerrain})
+		}},
 	}
 }
