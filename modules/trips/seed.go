@@ -13,8 +13,9 @@ const seedBatch = 500
 // Seed stores trips and their days as they are, in multi-row statements,
 // within the transaction ctx carries (or each statement its own). It is
 // for loading a data set (a benchmark's, a migration's): no revision is
-// moved, no digest forgotten and no computation dispatched, so the trips
-// must be complete, statuses included, and new to every reader. Each
+// moved, no digest forgotten, no listing stamp moved and no computation
+// dispatched, so the trips must be complete, statuses included, and new to
+// every reader: loaded before any server reads their users' listings. Each
 // trip's days are kept on its row, as every write keeps them.
 func (s *Store) Seed(ctx context.Context, trips []*Trip, stages []Stage) error {
 	db := storage.Conn(ctx, s.db)
