@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -110,22 +111,11 @@ func walkEncodable(t reflect.Type, seen map[reflect.Type]bool) bool {
 				return false // two fields of one name
 			}
 			names[name] = true
-			if hasOption(opts, "omitzero") || hasOption(opts, "string") || !walkEncodable(f.Type, seen) {
+			options := strings.Split(opts, ",")
+			if slices.Contains(options, "omitzero") || slices.Contains(options, "string") || !walkEncodable(f.Type, seen) {
 				return false
 			}
 		}
 	}
 	return true
-}
-
-// hasOption reports whether a json tag's comma-separated options name opt.
-func hasOption(opts, opt string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == opt {
-			return true
-		}
-	}
-	return false
 }

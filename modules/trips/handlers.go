@@ -18,7 +18,7 @@ import (
 func (t *Trips) list(ctx context.Context, c *registry.Call, in *ListInput) (List, error) {
 	key := listKey{user: c.UserID(), filter: Filter{Title: in.Title, StartFrom: in.StartDate, EndBy: in.EndDate},
 		offset: in.Offset(), limit: in.Limit()}
-	return t.lists.list(ctx, t.store, key, c.Now.UTC().Format(dateLayout), func() (List, error) {
+	return t.keptList(ctx, key, utcDay(c.Now), func() (List, error) {
 		rows, total, err := t.store.List(ctx, key.user, key.filter, key.offset, key.limit)
 		if err != nil {
 			return List{}, err
@@ -206,7 +206,7 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		}
 	} else {
 		// A remembered digest whose answer is kept is not decoded.
-		if d, ok := t.details.kept(id, held.revision, lockedOn(held.start, now)); ok {
+		if d, ok := t.details.get(id, held.revision, utcDay(now)); ok {
 			return d, nil
 		}
 		if tr, days, code, err = held.answer(); err != nil {
@@ -244,7 +244,13 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		d.Partial, d.RetryAfter = true, PartialRetryAfter
 		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
-	d.json = t.details.encoded(ctx, tr, d)
+	if keeping(ctx) && t.details != nil {
+		if d.json, err = registry.Marshal(d); err != nil {
+			d.json = nil // the face marshals it, and reports what fails
+			return d, nil
+		}
+		t.details.put(id, tr.Revision, utcDay(now), d)
+	}
 	return d, nil
 }
 

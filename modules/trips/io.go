@@ -121,7 +121,7 @@ type Detail struct {
 	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
 	UpdatedAt         time.Time         `json:"updatedAt" doc:"When the trip last changed."`
 
-	json []byte // the answer encoded, kept by revision (keptdetail.go); nil when not kept
+	json []byte // the answer encoded, kept by revision (keptanswers.go); nil when not kept
 }
 
 // ResourceVersion implements registry.Versioned.

@@ -24,7 +24,7 @@ func TestKeptListingFollowsEveryWrite(t *testing.T) {
 	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := NewStore(db)
-		kept := &Trips{store: s, details: newKeptDetails(), lists: newKeptLists()}
+		kept := &Trips{store: s, details: newKeptAnswers[string, Detail](), lists: newKeptAnswers[listKey, List]()}
 		afresh := &Trips{store: s} // keeps nothing
 		user := readFixture(t, db, "lister@example.com")
 		other := readFixture(t, db, "other@example.com")
@@ -52,7 +52,7 @@ func TestKeptListingFollowsEveryWrite(t *testing.T) {
 			return got
 		}
 		stamp := func() int64 {
-			n, err := s.ListingStamp(ctx, user)
+			n, err := s.listingStamp(ctx, user)
 			require.NoError(t, err)
 			return n
 		}

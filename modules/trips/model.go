@@ -76,13 +76,11 @@ func (t *Trip) RecordVersion() int64 { return t.Version }
 // Locked reports whether the trip has started: a start date of today or
 // earlier (UTC calendar days). A trip without a start date is never locked.
 func Locked(t *Trip, now time.Time) bool {
-	return t != nil && lockedOn(t.StartDate, now)
-}
-
-// lockedOn reports whether a trip starting on start (YYYY-MM-DD, nil for
-// none) is locked at now.
-func lockedOn(start *string, now time.Time) bool {
-	return start != nil && *start <= now.UTC().Format(dateLayout)
+	if t == nil || t.StartDate == nil {
+		return false
+	}
+	today := now.UTC().Format(dateLayout)
+	return *t.StartDate <= today
 }
 
 // LockReason is the fixed text of the lock refusal.

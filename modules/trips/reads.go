@@ -436,7 +436,6 @@ type remembered struct {
 	alerts   AlertGroups // the trip's own, held as they are: most trips have none
 	revision int64       // the trip's, and
 	owner    string      // its owner's id: read without decoding the trip
-	start    *string     // its start date, nil without one: whether it is locked (lockedOn)
 	days     []byte
 	code     string
 	checked  time.Time
@@ -449,7 +448,7 @@ func rememberedOf(d digest, now time.Time) remembered {
 		kept = encodeDays(d.days)
 	}
 	return remembered{trip: encodeTrip(d.trip), alerts: d.trip.Alerts, revision: d.trip.Revision,
-		owner: d.trip.UserID, start: d.trip.StartDate, days: kept, code: d.code, checked: now}
+		owner: d.trip.UserID, days: kept, code: d.code, checked: now}
 }
 
 // answer is what r gives a read, as Digest answers it: its trip and days

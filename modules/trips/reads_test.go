@@ -572,7 +572,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 		ctx := context.Background()
 		s := NewStore(db)
 		s.SetCheckEvery(every)
-		trips := &Trips{store: s, details: newKeptDetails()}
+		trips := &Trips{store: s, details: newKeptAnswers[string, Detail]()}
 		user := readFixture(t, db, "writer@example.com")
 		start, end := "2031-05-01", "2031-05-03"
 		tr := newTrip(user, "00000000-0000-7000-8000-000000000001", "Alps", time.Now().UTC(), &start, &end)
@@ -606,9 +606,16 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 		// answered is get_trip's answer at now, whose kept JSON must be
 		// what json.Marshal gives for it.
 		answered := func(now time.Time, what string) Detail {
+			// The owner check the guards run first reads and remembers
+			// the digest the answer is then built from.
+			owns, err := s.OwnsDigest(ctx, user, tr.ID)
+			require.NoError(t, err)
+			require.True(t, owns)
 			d, err := trips.Detail(ctx, tr.ID, now)
 			require.NoError(t, err)
-			want, err := json.Marshal(d)
+			fresh, err := (&Trips{store: s}).Detail(ctx, tr.ID, now) // keeps no answer
+			require.NoError(t, err)
+			want, err := json.Marshal(fresh)
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(d.EncodedJSON()), "%s: get_trip's kept answer is the answer read", what)
 			return d

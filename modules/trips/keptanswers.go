@@ -1,0 +1,85 @@
+package trips
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"cairn.dev/cairn/recent"
+	"cairn.dev/cairn/registry"
+	"cairn.dev/cairn/storage"
+)
+
+// keptAnswers keeps a read's answers, each with its JSON, by key and by the
+// version and UTC day it was read at: get_trip's by trip, at the trip's
+// revision (which every write to the trip, its days or its share moves on),
+// and list_trips' by user and query, at the user's listing stamp (which
+// every write to one of the user's trips moves on). The day is part of
+// both, for it turns a trip locked. Encoding a 16-day answer costs about a
+// fifth of get_trip over HTTP and decoding the digest it is built from
+// about a tenth; a page and its count about 130 µs of list_trips on
+// SQLite. An answer is shared by every call given it: nothing changes an
+// answer. The recently read are kept (recent.Cache), within a bound in
+// bytes that counts the JSON, and about as much again for the values. A
+// nil keptAnswers keeps nothing.
+type keptAnswers[K comparable, V registry.Encoded] struct {
+	mu   sync.Mutex
+	held *recent.Cache[K, keptAt[V]]
+}
+
+// keptAt is one answer and what it was read at.
+type keptAt[V any] struct {
+	version int64
+	day     string
+	answer  V
+}
+
+// maxKeptAnswerBytes bounds each kind of answer kept: about 4,000 trips of
+// 16 days, or 2,000 pages of 20 trips.
+const maxKeptAnswerBytes = 32 << 20
+
+func newKeptAnswers[K comparable, V registry.Encoded]() *keptAnswers[K, V] {
+	return &keptAnswers[K, V]{held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[V]) int {
+		return 64 + 2*len(a.answer.EncodedJSON())
+	})}
+}
+
+// get is the answer kept for key at version on day.
+func (k *keptAnswers[K, V]) get(key K, version int64, day string) (V, bool) {
+	var none V
+	if k == nil {
+		return none, false
+	}
+	k.mu.Lock()
+	held, ok := k.held.Get(key)
+	k.mu.Unlock()
+	if !ok || held.version != version || held.day != day {
+		return none, false
+	}
+	return held.answer, true
+}
+
+// put keeps answer, read at version on day, unless one read at a later
+// version is kept already (two readers raced).
+func (k *keptAnswers[K, V]) put(key K, version int64, day string, answer V) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if prev, ok := k.held.Get(key); ok && prev.version > version {
+		return
+	}
+	k.held.Put(key, keptAt[V]{version: version, day: day, answer: answer})
+}
+
+// keeping reports whether answers read in ctx may be kept: not inside a
+// transaction, whose writes may be rolled back, and whose versions another
+// write may commit over other rows.
+func keeping(ctx context.Context) bool {
+	_, inTx := storage.SQLTx(ctx)
+	return !inTx
+}
+
+// utcDay is the calendar day an answer read at now is kept for.
+func utcDay(now time.Time) string { return now.UTC().Format(dateLayout) }
