@@ -57,35 +57,41 @@ type sqliteDriverStmt interface {
 
 // sqliteConnector opens guarded connections through the driver's own
 // connector, which reads the DSN's pragmas and _txlock.
-type sqliteConnector struct{ inner driver.Connector }
+type sqliteConnector struct {
+	inner driver.Connector
+	gate  *writeGate
+}
 
 func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	dc, err := c.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return guard(dc)
+	return guard(dc, c.gate)
 }
 
-func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver{c.inner.Driver()} }
+func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver{c.inner.Driver(), c.gate} }
 
-type sqliteDriver struct{ inner driver.Driver }
+type sqliteDriver struct {
+	inner driver.Driver
+	gate  *writeGate
+}
 
 func (d sqliteDriver) Open(name string) (driver.Conn, error) {
 	dc, err := d.inner.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return guard(dc)
+	return guard(dc, d.gate)
 }
 
-func guard(dc driver.Conn) (driver.Conn, error) {
+func guard(dc driver.Conn, gate *writeGate) (driver.Conn, error) {
 	inner, ok := dc.(sqliteDriverConn)
 	if !ok {
 		_ = dc.Close()
 		return nil, fmt.Errorf("storage: the SQLite driver's connection %T lacks a context method database/sql needs", dc)
 	}
-	c := &sqliteConn{inner: inner}
+	c := &sqliteConn{inner: inner, gate: gate}
 	hooked, ok := dc.(interface{ RegisterCommitHook(sqlite.CommitHookFn) })
 	if !ok {
 		_ = dc.Close()
@@ -111,6 +117,10 @@ type sqliteConn struct {
 	// once its commit was refused because it wrote. The connection is used
 	// by one goroutine at a time, and the commit hook runs on it.
 	reading, wrote bool
+	// gate queues the file's write transactions in this process; writing
+	// is set while this connection's holds it.
+	gate    *writeGate
+	writing bool
 	// held keeps prepared the queries that come with arguments: the
 	// same text each time (the job queue's own, a module's raw
 	// queries), parsed once per connection instead of at every call. A
@@ -236,7 +246,7 @@ func (c *sqliteConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		return nil, err
 	}
 	if !opts.ReadOnly {
-		return c.inner.BeginTx(ctx, opts)
+		return c.beginWrite(ctx, opts)
 	}
 	tx, err := c.inner.BeginTx(ctx, opts)
 	if err != nil {
@@ -305,6 +315,7 @@ func (c *sqliteConn) QueryContext(ctx context.Context, query string, args []driv
 // Close finalizes the held statements first: SQLite does not close a
 // connection with statements open.
 func (c *sqliteConn) Close() error {
+	defer c.endWrite()
 	for q, h := range c.held {
 		_ = h.inner.Close()
 		delete(c.held, q)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -87,14 +88,20 @@ func OpenSQLite(path string) (*bun.DB, error) {
 // settings every pool on that file must share. Its connections refuse a
 // query run beside the transaction its context carries (ErrBesideTx).
 func OpenSQLitePool(path string) (*sql.DB, error) {
+	return openSQLitePool(path, 10000)
+}
+
+// openSQLitePool opens the pool with SQLite's wait for the write lock
+// bounded to busyMillis.
+func openSQLitePool(path string, busyMillis int) (*sql.DB, error) {
 	dsn := "file:" + path + "?_txlock=immediate" +
-		"&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=busy_timeout(" + strconv.Itoa(busyMillis) + ")&_pragma=journal_mode(WAL)" +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	inner, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(sqliteConnector{inner}), nil
+	return sql.OpenDB(sqliteConnector{inner: inner, gate: gateFor(path)}), nil
 }
 
 // SQLitePath is where Open puts the SQLite file for url and dataDir ("" for
