@@ -30,18 +30,27 @@ type computationRow struct {
 // the transaction ends on PostgreSQL (SQLite transactions hold the whole
 // database already), so status updates of one trip are serialised.
 func (s *Store) lockTrip(ctx context.Context, tripID string) (*Trip, error) {
-	tr := new(Trip)
-	q := storage.Conn(ctx, s.db).NewSelect().Model(tr).Column("id", "generation", "computation_status", "completion_announced").Where("id = ?", tripID)
-	if s.db.Dialect().Name() == dialect.PG {
-		q = q.For("UPDATE")
+	tr := &Trip{ID: tripID}
+	row, err := s.reads.lockTrip.QueryRow(ctx, tripID)
+	if err == nil {
+		err = row.Scan(&tr.Generation, &tr.ComputationStatus, &tr.CompletionAnnounced)
 	}
-	if err := q.Scan(ctx); err != nil {
+	if err != nil {
 		if storage.NoRows(err) {
 			return nil, errSuperseded // the trip was deleted: its work writes nothing
 		}
 		return nil, err
 	}
 	return tr, nil
+}
+
+// forUpdate locks the row a query reads on PostgreSQL; SQLite's writer
+// holds the whole file already.
+func forUpdate(db *bun.DB) string {
+	if db.Dialect().Name() == dialect.PG {
+		return " FOR UPDATE"
+	}
+	return ""
 }
 
 // current refuses (errSuperseded) when gen is no longer the trip's, or the
@@ -76,7 +85,7 @@ func (s *Store) transition(ctx context.Context, tripID string, gen int64, set ma
 			tr.ComputationStatus[name] = status
 		}
 		tr.CompletionAnnounced = tr.CompletionAnnounced && allSettled(tr.ComputationStatus)
-		if _, err := storage.Conn(ctx, s.db).NewUpdate().Model(tr).Column("computation_status", "completion_announced").Set(bumpKeeping).WherePK().Exec(ctx); err != nil {
+		if _, err := s.reads.setStatus.Exec(ctx, tr.ComputationStatus, tr.CompletionAnnounced, tripID); err != nil {
 			return err
 		}
 		s.changed(ctx, tripID)

@@ -250,13 +250,21 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 		Alerts   AlertGroups `bun:"alerts"`
 		Coverage Coverage    `bun:"coverage"`
 	}
-	var rows []dayRow
-	if err := db.NewSelect().Table("stages").Column("id", "alerts", "coverage").Where("trip_id = ?", tripID).Scan(ctx, &rows); err != nil {
+	rows, err := s.reads.dayOutcomes.Query(ctx, tripID)
+	if err != nil {
 		return err
 	}
 	byID := map[string]dayRow{}
-	for _, r := range rows {
+	for rows.Next() {
+		var r dayRow
+		if err := rows.Scan(&r.ID, &r.Alerts, &r.Coverage); err != nil {
+			_ = rows.Close()
+			return err
+		}
 		byID[r.ID] = r
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
 	}
 	shown := false // whether the digest's days read otherwise after this outcome
 	for i, st := range stages {
@@ -288,17 +296,22 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 		if len(cov) == 0 {
 			cov = nil
 		}
-		q := db.NewUpdate().Table("stages").Set("alerts = ?", groups).Set("coverage = ?", cov).Where("id = ?", st.ID)
+		var (
+			weather  *Weather
+			resupply *Resupply
+			events   EventList
+		)
 		if o.weather != nil {
-			q = q.Set("weather = ?", o.weather[i])
+			weather = o.weather[i]
 		}
 		if o.resupply != nil {
-			q = q.Set("resupply = ?", o.resupply[i])
+			resupply = o.resupply[i]
 		}
 		if o.events != nil {
-			q = q.Set("events = ?", o.events[i])
+			events = o.events[i]
 		}
-		if _, err := q.Exec(ctx); err != nil {
+		if _, err := s.reads.saveDay.Exec(ctx, groups, cov, o.weather != nil, weather, o.resupply != nil, resupply,
+			o.events != nil, events, st.ID); err != nil {
 			return err
 		}
 	}

@@ -126,6 +126,16 @@ type reads struct {
 	listingStamp *storage.Stmt
 	stampOwner   *storage.Stmt
 	stampUser    *storage.Stmt
+	// dayOutcomes and saveDay are saveOutcome's, which runs for every
+	// enrichment of every recut, once for the trip and once per day: bun's
+	// text, new at each value, was parsed again each time (a sixth of a
+	// recut's CPU).
+	dayOutcomes *storage.Stmt
+	saveDay     *storage.Stmt
+	// lockTrip and setStatus are the computations' (lockTrip,
+	// transition): three reads and two writes of every job.
+	lockTrip  *storage.Stmt
+	setStatus *storage.Stmt
 }
 
 // stampAgain moves a listing stamp on that exists: both engines' upsert.
@@ -149,8 +159,17 @@ func prepareReads(db *bun.DB) reads {
 			", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?"),
 		listingStamp: storage.Prepare(db, "SELECT stamp FROM trip_listing_stamps WHERE user_id = ?"),
 		// SQLite reads an upsert's SELECT unambiguously only with a WHERE.
-		stampOwner: storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain),
-		stampUser:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
+		stampOwner:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain),
+		stampUser:   storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
+		dayOutcomes: storage.Prepare(db, "SELECT id, alerts, coverage FROM stages WHERE trip_id = ?"),
+		lockTrip:    storage.Prepare(db, "SELECT generation, computation_status, completion_announced FROM trips WHERE id = ?"+forUpdate(db)),
+		setStatus: storage.Prepare(db, "UPDATE trips SET computation_status = ?, completion_announced = ?, "+bumpKeeping+
+			" WHERE id = ?"),
+		// A day's data of another kind than the outcome's is kept: each
+		// column is written only when its flag is given.
+		saveDay: storage.Prepare(db, "UPDATE stages SET alerts = ?, coverage = ?, "+
+			"weather = CASE WHEN ? THEN ? ELSE weather END, resupply = CASE WHEN ? THEN ? ELSE resupply END, "+
+			"events = CASE WHEN ? THEN ? ELSE events END WHERE id = ?"),
 	}
 	for given := range filters {
 		r.page[given] = storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter(given)+
