@@ -84,7 +84,7 @@ func runScale(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.replicas, "replicas", 2, "Cairn replicas over PostgreSQL")
 	fs.Float64Var(&o.skew, "zipf", 1.1, "Zipf exponent of the users' popularity (> 1)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
-	fs.StringVar(&o.pprof, "pprof", "", "OP/FACE (e.g. get_trip/http) to profile when run alone at full size, into scale-ENGINE.prof")
+	fs.StringVar(&o.pprof, "pprof", "", "OP/FACE (e.g. get_trip/http) to profile when run alone at full size, or mix or half for the whole mix at full or half load, into scale-ENGINE.prof")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	alone := func(op scaleOp, face string) error {
 		var stop func() error
 		if pprofAddr != "" && op.name+"/"+face == o.pprof && users == o.users {
-			stop = startProfile(pprofAddr, "scale-"+engine+".prof")
+			stop = startProfile(pprofAddr, "scale-"+engine+".prof", 10)
 		}
 		res, err := d.run([]scaleOp{{op.name, 1, op.read}}, face, o.duration/2, 0)
 		if stop != nil {
@@ -323,11 +323,24 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 		}
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: %s %d users: the mix\n", engine, users)
-	if run.mix, err = d.run(mixOps, "both", o.duration, 0); err != nil {
+	// A whole mix is profiled from its start to its end, its wait for the
+	// servers' idle done first.
+	mix := func(rate float64, name string) (scaleResult, error) {
+		if pprofAddr == "" || o.pprof != name || users != o.users {
+			return d.run(mixOps, "both", o.duration, rate)
+		}
+		for _, pid := range d.pids() {
+			waitIdle(pid, idleWait)
+		}
+		stop := startProfile(pprofAddr, "scale-"+engine+".prof", int(math.Ceil(o.duration.Seconds())))
+		res, err := d.run(mixOps, "both", o.duration, rate)
+		return res, errors.Join(err, stop())
+	}
+	if run.mix, err = mix(0, "mix"); err != nil {
 		return nil, err
 	}
 	rate := float64(run.mix.total) / run.mix.elapsed.Seconds() / 2
-	if run.half, err = d.run(mixOps, "both", o.duration, rate); err != nil {
+	if run.half, err = mix(rate, "half"); err != nil {
 		return nil, err
 	}
 	for _, op := range mixOps[2:] {
@@ -566,6 +579,10 @@ func (d *scaleDriver) pids() []int {
 	return out
 }
 
+// idleWait bounds the wait for the servers' idle before a run: the jobs
+// an earlier run's edits dispatched are not the next run's.
+const idleWait = 20 * time.Second
+
 // run drives ops for duration over face ("http", "mcp", or "both": half
 // the connections read over each), closed-loop when rate is 0, else paced
 // to rate requests per second in all (latency then counts from the time a
@@ -585,7 +602,9 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	// without a request for longer than the server's header timeout (10 s)
 	// is closed by the server, as it should be.
 	for _, pid := range pids {
-		waitIdle(pid, 20*time.Second)
+		if waited := waitIdle(pid, idleWait); waited >= idleWait {
+			fmt.Fprintf(os.Stderr, "loadbench: a server was still busy %s after the last run (its jobs); this run shares its CPU with them\n", idleWait)
+		}
 	}
 	own := max(d.w.users/d.conns, 1)
 	for i := range conns {

@@ -195,7 +195,7 @@ func freshUpload(bin, dir, engine string, env []string, cpu int, db func() []int
 	waitIdle(proc.pid(), 2*time.Minute)
 	var stopProfile func() error
 	if profiling {
-		stopProfile = startProfile(pprofAddr, fmt.Sprintf("uploads-%s-%d-%d.prof", engine, c.points, c.at))
+		stopProfile = startProfile(pprofAddr, fmt.Sprintf("uploads-%s-%d-%d.prof", engine, c.points, c.at), 10)
 	}
 	res, err := measureUpload(a, proc.pid(), db, tokens, c)
 	if stopProfile != nil {
@@ -331,9 +331,11 @@ func residentBytes(pid int, field string) (int64, error) {
 
 // startProfile records the server's CPU profile until the returned
 // function is called.
-func startProfile(addr, out string) func() error {
+func startProfile(addr, out string, seconds int) func() error {
 	done := make(chan error, 1)
-	go func() { done <- saveProfile("http://"+addr+"/debug/pprof/profile?seconds=10", out) }()
+	go func() {
+		done <- saveProfile(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, seconds), out)
+	}()
 	return func() error {
 		fmt.Fprintln(os.Stderr, "loadbench: waiting for the 10 s profile to end, into", out)
 		if err := <-done; err != nil {
