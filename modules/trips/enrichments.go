@@ -2,7 +2,9 @@ package trips
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -267,6 +269,7 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 		return err
 	}
 	shown := false // whether the digest's days read otherwise after this outcome
+	days := make([]dayWrite, len(stages))
 	for i, st := range stages {
 		row := byID[st.ID]
 		groups := AlertGroups{}
@@ -296,24 +299,20 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 		if len(cov) == 0 {
 			cov = nil
 		}
-		var (
-			weather  *Weather
-			resupply *Resupply
-			events   EventList
-		)
+		d := dayWrite{id: st.ID, alerts: groups, coverage: cov}
 		if o.weather != nil {
-			weather = o.weather[i]
+			d.weather = o.weather[i]
 		}
 		if o.resupply != nil {
-			resupply = o.resupply[i]
+			d.resupply = o.resupply[i]
 		}
 		if o.events != nil {
-			events = o.events[i]
+			d.events = o.events[i]
 		}
-		if _, err := s.reads.saveDay.Exec(ctx, groups, cov, o.weather != nil, weather, o.resupply != nil, resupply,
-			o.events != nil, events, st.ID); err != nil {
-			return err
-		}
+		days[i] = d
+	}
+	if err := s.writeDays(ctx, o, days); err != nil {
+		return err
 	}
 	var tr struct {
 		Alerts   AlertGroups `bun:"alerts"`
@@ -355,6 +354,63 @@ func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []S
 	}
 	s.changed(ctx, tripID)
 	return nil
+}
+
+// dayWrite is what an outcome writes on one day.
+type dayWrite struct {
+	id       string
+	alerts   AlertGroups
+	coverage Coverage
+	weather  *Weather
+	resupply *Resupply
+	events   EventList
+}
+
+// writeDays writes an outcome's days, each day's data of another kind than
+// the outcome's kept: in one statement on PostgreSQL, where a statement is
+// a round trip made under the trip's row lock, which the trip's edits and
+// its other enrichments wait for; a statement a day on SQLite, where a
+// statement is a call.
+func (s *Store) writeDays(ctx context.Context, o outcome, days []dayWrite) error {
+	if s.reads.saveDays == nil {
+		for _, d := range days {
+			if _, err := s.reads.saveDay.Exec(ctx, d.alerts, d.coverage, o.weather != nil, d.weather,
+				o.resupply != nil, d.resupply, o.events != nil, d.events, d.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var cols [6][]*string // id, alerts, coverage, weather, resupply, events
+	for _, d := range days {
+		for c, v := range []driver.Valuer{nil, d.alerts, d.coverage, d.weather, d.resupply, d.events} {
+			if c == 0 {
+				cols[0] = append(cols[0], &d.id)
+				continue
+			}
+			text, err := textOf(v)
+			if err != nil {
+				return err
+			}
+			cols[c] = append(cols[c], text)
+		}
+	}
+	_, err := s.reads.saveDays.Exec(ctx, o.weather != nil, o.resupply != nil, o.events != nil,
+		cols[0], cols[1], cols[2], cols[3], cols[4], cols[5])
+	return err
+}
+
+// textOf is the text a column's value is stored as, nil for NULL.
+func textOf(v driver.Valuer) (*string, error) {
+	value, err := v.Value()
+	if err != nil || value == nil {
+		return nil, err
+	}
+	text, ok := value.(string)
+	if !ok {
+		return nil, fmt.Errorf("trips: a day's column value is %T, not text", value)
+	}
+	return &text, nil
 }
 
 // perDay runs rule on every day the local data covers, after reading the

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
@@ -132,6 +133,9 @@ type reads struct {
 	// recut's CPU).
 	dayOutcomes *storage.Stmt
 	saveDay     *storage.Stmt
+	// saveDays writes every day of an outcome at once, on PostgreSQL
+	// alone (nil on SQLite).
+	saveDays *storage.Stmt
 	// lockTrip and setStatus are the computations' (lockTrip,
 	// transition): three reads and two writes of every job.
 	lockTrip  *storage.Stmt
@@ -170,6 +174,13 @@ func prepareReads(db *bun.DB) reads {
 		saveDay: storage.Prepare(db, "UPDATE stages SET alerts = ?, coverage = ?, "+
 			"weather = CASE WHEN ? THEN ? ELSE weather END, resupply = CASE WHEN ? THEN ? ELSE resupply END, "+
 			"events = CASE WHEN ? THEN ? ELSE events END WHERE id = ?"),
+	}
+	if db.Dialect().Name() == dialect.PG {
+		r.saveDays = storage.Prepare(db, "UPDATE stages AS s SET alerts = v.alerts, coverage = v.coverage, "+
+			"weather = CASE WHEN ? THEN v.weather ELSE s.weather END, resupply = CASE WHEN ? THEN v.resupply ELSE s.resupply END, "+
+			"events = CASE WHEN ? THEN v.events ELSE s.events END "+
+			"FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS v(id, alerts, coverage, weather, resupply, events) "+
+			"WHERE s.id = v.id")
 	}
 	for given := range filters {
 		r.page[given] = storage.Prepare(db, "SELECT "+summaryColumns+" FROM trips AS t WHERE "+listFilter(given)+
