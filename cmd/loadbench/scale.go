@@ -323,18 +323,19 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 		}
 	}
 	fmt.Fprintf(os.Stderr, "loadbench: %s %d users: the mix\n", engine, users)
-	// A whole mix is profiled from its start to its end, its wait for the
-	// servers' idle done first.
+	// A whole mix is profiled from its start to its end.
 	mix := func(rate float64, name string) (scaleResult, error) {
 		if pprofAddr == "" || o.pprof != name || users != o.users {
 			return d.run(mixOps, "both", o.duration, rate)
 		}
-		for _, pid := range d.pids() {
-			waitIdle(pid, idleWait)
-		}
-		stop := startProfile(pprofAddr, "scale-"+engine+".prof", int(math.Ceil(o.duration.Seconds())))
+		var stop func() error
+		d.started = func() { stop = startProfile(pprofAddr, "scale-"+engine+".prof", int(math.Ceil(o.duration.Seconds()))) }
 		res, err := d.run(mixOps, "both", o.duration, rate)
-		return res, errors.Join(err, stop())
+		d.started = nil
+		if stop != nil {
+			err = errors.Join(err, stop())
+		}
+		return res, err
 	}
 	if run.mix, err = mix(0, "mix"); err != nil {
 		return nil, err
@@ -540,6 +541,9 @@ type scaleDriver struct {
 	db    func() []int
 	conns int
 	skew  float64
+	// started, when set, is called as the load of a run begins: after the
+	// wait for the servers' idle and the connections' set-up.
+	started func()
 }
 
 // scaleConn is one connection and what it knows: the versions of the
@@ -629,6 +633,9 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	var dbPIDs []int
 	if d.db != nil {
 		dbPIDs = d.db()
+	}
+	if d.started != nil {
+		d.started()
 	}
 	db0 := cpuOf(dbPIDs)
 	cpu0 := cpuOf(pids)
