@@ -70,19 +70,19 @@ func (c sqliteConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return guard(dc, c.gate)
 }
 
-func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver{c.inner.Driver(), c.gate} }
+func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver{c.inner.Driver()} }
 
-type sqliteDriver struct {
-	inner driver.Driver
-	gate  *writeGate
-}
+type sqliteDriver struct{ inner driver.Driver }
 
+// Open opens the file name ("file:path?pragmas") names, behind that file's
+// gate: name may be another file than the pool's.
 func (d sqliteDriver) Open(name string) (driver.Conn, error) {
 	dc, err := d.inner.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return guard(dc, d.gate)
+	path, _, _ := strings.Cut(strings.TrimPrefix(name, "file:"), "?")
+	return guard(dc, gateFor(path))
 }
 
 func guard(dc driver.Conn, gate *writeGate) (driver.Conn, error) {

@@ -16,7 +16,14 @@ import (
 // holds the lock waited at the gate, not in SQLite's busy handler.
 func gatedPools(t *testing.T) (a, b *sql.DB, gate *writeGate) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "gate.db")
+	a, b, path := gatedFile(t)
+	return a, b, gateFor(path)
+}
+
+// gatedFile is gatedPools and the file's path.
+func gatedFile(t *testing.T) (a, b *sql.DB, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "gate.db")
 	a, err := openSQLitePool(path, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = a.Close() })
@@ -25,7 +32,7 @@ func gatedPools(t *testing.T) (a, b *sql.DB, gate *writeGate) {
 	t.Cleanup(func() { _ = b.Close() })
 	_, err = a.Exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
 	require.NoError(t, err)
-	return a, b, gateFor(path)
+	return a, b, path
 }
 
 // TestWritersOfTheProcessQueueAtTheGate: a write transaction begun while
@@ -109,5 +116,14 @@ func TestWritersOfTheProcessQueueAtTheGate(t *testing.T) {
 		require.NoError(t, tx.QueryRowContext(readCtx, "SELECT count(*) FROM notes").Scan(&n))
 		require.NoError(t, tx.Commit())
 		require.NoError(t, b.QueryRowContext(readCtx, "SELECT count(*) FROM notes").Scan(&n))
+	})
+	t.Run("a connection the driver opens by name waits at its own file's gate", func(t *testing.T) {
+		a, _, path := gatedFile(t)
+		other := filepath.Join(t.TempDir(), "other.db")
+		dc, err := a.Driver().Open("file:" + other + "?_txlock=immediate&_pragma=busy_timeout(0)")
+		require.NoError(t, err)
+		defer dc.Close()
+		require.Same(t, gateFor(other), dc.(*sqliteConn).gate)
+		require.NotSame(t, gateFor(path), dc.(*sqliteConn).gate)
 	})
 }

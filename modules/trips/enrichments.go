@@ -248,9 +248,9 @@ func alertStages(stages []Stage) []alerts.Stage {
 func (s *Store) saveOutcome(ctx context.Context, tripID, name string, stages []Stage, o outcome) error {
 	db := storage.Conn(ctx, s.db)
 	type dayRow struct {
-		ID       string      `bun:"id"`
-		Alerts   AlertGroups `bun:"alerts"`
-		Coverage Coverage    `bun:"coverage"`
+		ID       string
+		Alerts   AlertGroups
+		Coverage Coverage
 	}
 	rows, err := s.reads.dayOutcomes.Query(ctx, tripID)
 	if err != nil {
@@ -381,13 +381,11 @@ func (s *Store) writeDays(ctx context.Context, o outcome, days []dayWrite) error
 		}
 		return nil
 	}
-	var cols [6][]*string // id, alerts, coverage, weather, resupply, events
-	for _, d := range days {
-		for c, v := range []driver.Valuer{nil, d.alerts, d.coverage, d.weather, d.resupply, d.events} {
-			if c == 0 {
-				cols[0] = append(cols[0], &d.id)
-				continue
-			}
+	ids := make([]string, len(days))
+	var cols [5][]*string // alerts, coverage, weather, resupply, events
+	for i, d := range days {
+		ids[i] = d.id
+		for c, v := range []driver.Valuer{d.alerts, d.coverage, d.weather, d.resupply, d.events} {
 			text, err := textOf(v)
 			if err != nil {
 				return err
@@ -396,7 +394,7 @@ func (s *Store) writeDays(ctx context.Context, o outcome, days []dayWrite) error
 		}
 	}
 	_, err := s.reads.saveDays.Exec(ctx, o.weather != nil, o.resupply != nil, o.events != nil,
-		cols[0], cols[1], cols[2], cols[3], cols[4], cols[5])
+		ids, cols[0], cols[1], cols[2], cols[3], cols[4])
 	return err
 }
 

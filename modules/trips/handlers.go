@@ -190,28 +190,19 @@ const PartialRetryAfter = 2
 // day. It checks nothing: callers are the guarded handler and the unguarded
 // baseline of the benchmarks.
 func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, error) {
-	held, read, err := t.store.look(ctx, id)
+	f, err := t.store.look(ctx, id)
 	if err != nil {
 		return Detail{}, err
 	}
-	var (
-		tr   *Trip
-		days []DigestDay
-		code string
-	)
-	if read != nil {
-		tr, code = read.trip, read.code
-		if days, err = read.lines(); err != nil {
-			return Detail{}, err
-		}
-	} else {
-		// A remembered digest whose answer is kept is not decoded.
-		if d, ok := t.details.get(id, held.revision, utcDay(now)); ok {
+	// A digest whose answer is kept is not decoded.
+	if keeping(ctx) {
+		if d, ok := t.details.get(id, f.revision(), utcDay(now)); ok {
 			return d, nil
 		}
-		if tr, days, code, err = held.answer(); err != nil {
-			return Detail{}, err
-		}
+	}
+	tr, days, code, err := f.answer()
+	if err != nil {
+		return Detail{}, err
 	}
 	s := stateOf(tr, now)
 	d := Detail{

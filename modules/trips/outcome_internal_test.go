@@ -3,7 +3,6 @@ package trips
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uptrace/bun"
@@ -20,7 +19,7 @@ func TestAnOutcomeWritesItsOwnKindAlone(t *testing.T) {
 	t.Parallel()
 	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		s, id := outcomeTrip(t, db, 2)
+		s, id := tripWith(t, db, importedStages(benchTripID, 2, 100, 5))
 		stages, err := s.Stages(ctx, id)
 		require.NoError(t, err)
 		save := func(name string, o outcome) {
@@ -70,32 +69,12 @@ func codes(list []AlertRecord) []string {
 	return out
 }
 
-// outcomeTrip is a trip of n imported days.
-func outcomeTrip(tb testing.TB, db *bun.DB, n int) (*Store, string) {
-	tb.Helper()
-	ctx := context.Background()
-	s := NewStore(db)
-	_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES ('user-outcome', 'outcome@example.com', 'en', CURRENT_TIMESTAMP)").Exec(ctx)
-	require.NoError(tb, err)
-	start, end := "2031-05-01", "2031-05-20"
-	tr := newTrip("user-outcome", benchTripID, "Outcome", time.Now().UTC(), &start, &end)
-	require.NoError(tb, s.Insert(ctx, tr))
-	require.NoError(tb, s.ReplaceStages(ctx, tr.ID, importedStages(tr.ID, n, 100, 5)))
-	return s, tr.ID
-}
-
 // BenchmarkSaveOutcome is the write every enrichment of every recut ends
 // with, for a trip of 16 days: a dozen run after each change of settings.
 func BenchmarkSaveOutcome(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		b.Run("engine="+engine, func(b *testing.B) {
-			var db *bun.DB
-			if engine == "sqlite" {
-				db, _ = storagetest.SQLiteFile(b, readSources...)
-			} else {
-				db = storagetest.Postgres(b, readSources...)
-			}
-			s, id := outcomeTrip(b, db, 16)
+			s, id := benchTrip(b, engine, importedStages(benchTripID, 16, 100, 5))
 			ctx := context.Background()
 			stages, err := s.Stages(ctx, id)
 			require.NoError(b, err)
@@ -105,7 +84,7 @@ func BenchmarkSaveOutcome(b *testing.B) {
 				o.weather[i] = &Weather{Icon: "rain", TempMin: 8, TempMax: 14}
 			}
 			measureCPU(b, func() error {
-				return storage.Tx{DB: db}.InTx(ctx, func(ctx context.Context) error {
+				return storage.Tx{DB: s.db}.InTx(ctx, func(ctx context.Context) error {
 					return s.saveOutcome(ctx, id, ComputeWeather, stages, o)
 				})
 			})

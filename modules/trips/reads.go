@@ -509,25 +509,53 @@ func (r remembered) answer() (*Trip, []DigestDay, string, error) {
 // within checkEvery. Inside a transaction the digest is read afresh and not
 // remembered: it may hold writes that are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
-	held, read, err := s.look(ctx, id)
+	f, err := s.look(ctx, id)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if read != nil {
-		days, err := read.lines()
-		return read.trip, days, read.code, err
+	return f.answer()
+}
+
+// found is a digest as look finds it: held (remembered), or read when read
+// is set. Neither is decoded until answer.
+type found struct {
+	held remembered
+	read *digest
+}
+
+// revision is the trip's revision the digest is of.
+func (f found) revision() int64 {
+	if f.read != nil {
+		return f.read.trip.Revision
 	}
-	return held.answer()
+	return f.held.revision
+}
+
+// owner is the trip's owner.
+func (f found) owner() string {
+	if f.read != nil {
+		return f.read.trip.UserID
+	}
+	return f.held.owner
+}
+
+// answer is the digest decoded: the trip, its days and its share's code.
+func (f found) answer() (*Trip, []DigestDay, string, error) {
+	if f.read != nil {
+		days, err := f.read.lines()
+		return f.read.trip, days, f.read.code, err
+	}
+	return f.held.answer()
 }
 
 // look finds trip id's digest as Digest answers it: held, when what is
 // remembered is current (within checkEvery, or at the stored revision), or
 // read, and then remembered. What is held is not decoded here: the owner
 // check reads its owner alone.
-func (s *Store) look(ctx context.Context, id string) (remembered, *digest, error) {
+func (s *Store) look(ctx context.Context, id string) (found, error) {
 	if _, inTx := storage.SQLTx(ctx); inTx {
 		d, err := s.readDigest(ctx, id)
-		return remembered{}, &d, err
+		return found{read: &d}, err
 	}
 	now := s.now()
 	s.mu.Lock()
@@ -535,29 +563,29 @@ func (s *Store) look(ctx context.Context, id string) (remembered, *digest, error
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
 	if ok && now.Sub(cached.checked) < s.checkEvery {
-		return cached, nil, nil
+		return found{held: cached}, nil
 	}
 	if ok {
 		row, err := s.reads.revision.QueryRow(ctx, id)
 		if err != nil {
-			return remembered{}, nil, err
+			return found{}, err
 		}
 		var revision int64
 		if err := row.Scan(&revision); err != nil {
-			return remembered{}, nil, notFound(err)
+			return found{}, notFound(err)
 		}
 		if revision == cached.revision {
 			cached.checked = now
 			s.keep(id, cached, epoch)
-			return cached, nil, nil
+			return found{held: cached}, nil
 		}
 	}
 	d, err := s.readDigest(ctx, id)
 	if err != nil {
-		return remembered{}, nil, err
+		return found{}, err
 	}
 	s.remember(id, d, now, epoch)
-	return remembered{}, &d, nil
+	return found{read: &d}, nil
 }
 
 // remember keeps d, read (or checked) at now, unless a write to a trip of

@@ -30,7 +30,7 @@ var readSources = []migrations.Source{accounts.Migrations, Migrations}
 
 // readFixture stores a user and trips of its own through the store's
 // writes, and answers the user's id.
-func readFixture(t *testing.T, db *bun.DB, email string) string {
+func readFixture(t testing.TB, db *bun.DB, email string) string {
 	t.Helper()
 	id := "user-" + email
 	_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
@@ -351,16 +351,20 @@ func benchTrip(b *testing.B, engine string, days []Stage) (*Store, string) {
 	} else {
 		db = storagetest.Postgres(b, readSources...)
 	}
+	return tripWith(b, db, days)
+}
+
+// tripWith is a store on db holding one trip, of a user of its own, with
+// days.
+func tripWith(tb testing.TB, db *bun.DB, days []Stage) (*Store, string) {
+	tb.Helper()
 	ctx := context.Background()
 	s := NewStore(db)
-	user := "user-bench"
-	_, err := db.NewRaw("INSERT INTO users (id, email, locale, created_at) VALUES (?, ?, 'en', ?)",
-		user, "bench@example.com", time.Now().UTC()).Exec(ctx)
-	require.NoError(b, err)
+	user := readFixture(tb, db, "bench@example.com")
 	start, end := "2031-05-01", "2031-05-03"
 	tr := newTrip(user, benchTripID, "Bench", time.Now().UTC(), &start, &end)
-	require.NoError(b, s.Insert(ctx, tr))
-	require.NoError(b, s.ReplaceStages(ctx, tr.ID, days))
+	require.NoError(tb, s.Insert(ctx, tr))
+	require.NoError(tb, s.ReplaceStages(ctx, tr.ID, days))
 	return s, tr.ID
 }
 

@@ -121,17 +121,14 @@ func (s *Store) OwnsDigest(ctx context.Context, userID, id string) (bool, error)
 	if _, err := uuid.Parse(id); err != nil {
 		return false, nil
 	}
-	held, read, err := s.look(ctx, id)
+	f, err := s.look(ctx, id)
 	if err != nil {
 		if registry.AsError(err).Kind == registry.KindNotFound {
 			return false, nil
 		}
 		return false, err
 	}
-	if read != nil {
-		return read.trip.UserID == userID, nil
-	}
-	return held.owner == userID, nil
+	return f.owner() == userID, nil
 }
 
 // Insert stores a new trip.
