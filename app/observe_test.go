@@ -27,7 +27,8 @@ import (
 // TestMetricsListener: /metrics answers on its own listener, never on the
 // public API, with requests and latency per operation and face, refusals
 // by guard and kind (once for a refusal, whichever face), job runs and the
-// queue by state, and the counters modules increment.
+// queue by state, the counters modules increment, and how long goroutines
+// waited for a CPU.
 func TestMetricsListener(t *testing.T) {
 	t.Parallel()
 	a := start(t, newProduct(), nil, func(_ testing.TB, c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
@@ -73,6 +74,7 @@ func TestMetricsListener(t *testing.T) {
 		`cairn_jobs{state="available"}`,
 		`cairn_ssrf_refusals_total{reason="metrics_test"}`,
 		`go_goroutines`,
+		`go_sched_latencies_seconds_bucket{le=`,
 		`go_sql_wait_count_total{db_name="cairn"}`,
 		`go_sql_in_use_connections{db_name="cairn"}`,
 	} {

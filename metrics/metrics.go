@@ -17,6 +17,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/http"
+	"regexp"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,11 +33,19 @@ func New() *Registry { return &Registry{reg: prometheus.NewRegistry()} }
 
 // Default is the process-wide registry: the Go runtime's and the process's
 // series, and what modules count with NewCounter.
+//
+// Beside the runtime's default series it gives go_sched_latencies_seconds:
+// how long goroutines waited, runnable, for a CPU. On a process short of
+// CPU that wait, not the handlers' own time, is where requests' tail goes.
 var Default = func() *Registry {
 	r := New()
-	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.reg.MustRegister(collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(schedLatencies)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }()
+
+// schedLatencies is the runtime's histogram of goroutines' waits to run.
+var schedLatencies = collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/sched/latencies:seconds$`)}
 
 // NewCounter registers a counter on Default, or returns the one already
 // registered under name: what a module declares as a package variable.

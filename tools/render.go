@@ -57,11 +57,8 @@ func render(raw []byte, budget int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	full := renderValue(v, false)
-	if len(full) <= budget {
-		return full, nil
-	}
-	return renderValue(v, true), nil
+	text, _ := renderWithin(v, budget)
+	return text, nil
 }
 
 // renderGo writes the compact text of a Go value: the same text as render
@@ -70,16 +67,37 @@ func render(raw []byte, budget int) (string, error) {
 // cannot follow exactly as encoding/json would (a type of its own encoding
 // in a map key, a ",string" option, fields that collide) is rendered from
 // its JSON, raw.
+//
+// The value is walked as the rendering reads it (lazy): a result past the
+// budget is summarised, and the summary names its lists of objects by
+// their length alone, so most of a long result is never walked.
 func renderGo(v any, raw []byte, budget int) (string, error) {
-	tree, ok := treeOf(reflect.ValueOf(v))
+	tree, ok := treeOf(reflect.ValueOf(v), true)
 	if !ok {
 		return render(raw, budget)
 	}
-	full := renderValue(tree, false)
-	if len(full) <= budget {
-		return full, nil
+	text, ok := renderWithin(tree, budget)
+	if !ok {
+		return render(raw, budget)
 	}
-	return renderValue(tree, true), nil
+	return text, nil
+}
+
+// renderWithin renders tree in full when that fits budget, else as a
+// summary; false when a part of it the rendering read cannot be followed.
+// The full rendering stops as soon as it is past the budget.
+func renderWithin(tree any, budget int) (string, bool) {
+	full := renderer{b: new(strings.Builder), limit: budget}
+	text := full.render(tree)
+	if full.failed {
+		return "", false
+	}
+	if !full.over && len(text) <= budget {
+		return text, true
+	}
+	summary := renderer{b: new(strings.Builder), summary: true, limit: -1}
+	text = summary.render(tree)
+	return text, !summary.failed
 }
 
 var (
@@ -120,7 +138,9 @@ func selfEncoding(t reflect.Type, addr bool) bool {
 // []any for a list, json.Number, string, bool or nil for a scalar, in the
 // order and with the values encoding/json would write. A value that
 // encodes itself is encoded and decoded, as the whole result once was.
-func treeOf(v reflect.Value) (any, bool) {
+// When lazily, the objects and lists v holds are left as *lazy, walked
+// when the rendering reads them.
+func treeOf(v reflect.Value, lazily bool) (any, bool) {
 	if !v.IsValid() {
 		return nil, true
 	}
@@ -156,7 +176,7 @@ func treeOf(v reflect.Value) (any, bool) {
 		if v.IsNil() {
 			return nil, true
 		}
-		return treeOf(v.Elem())
+		return treeOf(v.Elem(), lazily)
 	case reflect.String:
 		if t == numberType {
 			if v.String() == "" {
@@ -184,7 +204,7 @@ func treeOf(v reflect.Value) (any, bool) {
 	case reflect.Array:
 		list := make([]any, v.Len())
 		for i := range list {
-			e, ok := treeOf(v.Index(i))
+			e, ok := child(v.Index(i), lazily)
 			if !ok {
 				return nil, false
 			}
@@ -210,7 +230,7 @@ func treeOf(v reflect.Value) (any, bool) {
 		slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
 		obj := make([]field, 0, len(keys))
 		for _, i := range order {
-			e, ok := treeOf(v.MapIndex(keys[i]))
+			e, ok := child(v.MapIndex(keys[i]), lazily)
 			if !ok {
 				return nil, false
 			}
@@ -228,7 +248,7 @@ func treeOf(v reflect.Value) (any, bool) {
 			if !present || f.omitEmpty && emptyValue(fv) || f.omitZero && zeroValue(fv) {
 				continue
 			}
-			e, ok := treeOf(fv)
+			e, ok := child(fv, lazily)
 			if !ok {
 				return nil, false
 			}
@@ -237,6 +257,66 @@ func treeOf(v reflect.Value) (any, bool) {
 		return obj, true
 	}
 	return nil, false // channels, functions, complex numbers: json.Marshal refuses them
+}
+
+// child is a value v holds: walked now, or when lazily and an object or
+// a list, left for the rendering to walk.
+func child(v reflect.Value, lazily bool) (any, bool) {
+	if lazily && composite(v) {
+		return &lazy{v: v}, true
+	}
+	return treeOf(v, lazily)
+}
+
+// composite reports whether encoding/json writes v as an object or a list
+// of its own walking (not a value that encodes itself, not null).
+func composite(v reflect.Value) bool {
+	for {
+		if selfEncoding(v.Type(), v.CanAddr()) {
+			return false
+		}
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return false
+			}
+			v = v.Elem()
+		case reflect.Struct, reflect.Array:
+			return true
+		case reflect.Map:
+			return !v.IsNil()
+		case reflect.Slice:
+			return !v.IsNil() && v.Type().Elem().Kind() != reflect.Uint8
+		default:
+			return false
+		}
+	}
+}
+
+// lazy is an object or a list not walked yet.
+type lazy struct {
+	v      reflect.Value
+	tree   any
+	ok     bool
+	walked bool
+}
+
+// walk is the tree of l, walked once, its own objects and lists lazy.
+func (l *lazy) walk() (any, bool) {
+	if !l.walked {
+		l.tree, l.ok = treeOf(l.v, true)
+		l.walked = true
+	}
+	return l.tree, l.ok
+}
+
+// object reports whether l is written as an object, without walking it.
+func (l *lazy) object() bool {
+	v := l.v
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		v = v.Elem() // composite: not nil
+	}
+	return v.Kind() == reflect.Struct || v.Kind() == reflect.Map
 }
 
 // floatNumber writes a float as encoding/json does: plain digits, an
@@ -467,22 +547,48 @@ func zeroValue(v reflect.Value) bool {
 	return v.IsZero()
 }
 
-func renderValue(v any, summary bool) string {
-	var b strings.Builder
-	r := renderer{b: &b, summary: summary}
-	if obj, ok := v.([]field); ok {
+// renderer writes one rendering; summary leaves objects and lists of
+// objects to the structured content. A full rendering stops once past
+// limit bytes (over); none when limit is negative.
+type renderer struct {
+	b       *strings.Builder
+	summary bool
+	limit   int
+	over    bool
+	failed  bool // a lazy part could not be walked
+}
+
+// render is the text of v.
+func (r *renderer) render(v any) string {
+	if obj, ok := r.open(v).([]field); ok {
 		r.object(obj, "")
 	} else {
 		r.value("result", v, "")
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return strings.TrimSuffix(r.b.String(), "\n")
 }
 
-// renderer writes one rendering; summary leaves lists of objects to the
-// structured content.
-type renderer struct {
-	b       *strings.Builder
-	summary bool
+// open is v walked, when lazy.
+func (r *renderer) open(v any) any {
+	l, ok := v.(*lazy)
+	if !ok {
+		return v
+	}
+	tree, ok := l.walk()
+	if !ok {
+		r.failed = true
+	}
+	return tree
+}
+
+// stopped reports whether the rendering is to stop: it failed, or it is
+// past its limit with extra bytes still to write (the final newline is
+// trimmed).
+func (r *renderer) stopped(extra int) bool {
+	if r.limit >= 0 && r.b.Len()+extra-1 > r.limit {
+		r.over = true
+	}
+	return r.over || r.failed
 }
 
 func decodeOrdered(dec *json.Decoder) (any, error) {
@@ -526,14 +632,26 @@ func decodeOrdered(dec *json.Decoder) (any, error) {
 	}
 }
 
-func (r renderer) object(obj []field, indent string) {
+func (r *renderer) object(obj []field, indent string) {
 	for _, f := range obj {
+		if r.stopped(0) {
+			return
+		}
 		r.value(f.key, f.val, indent)
 	}
 }
 
-func (r renderer) value(key string, v any, indent string) {
+func (r *renderer) value(key string, v any, indent string) {
 	b := r.b
+	if r.summary {
+		if list, ok := v.(*lazy); ok && !list.object() {
+			if n := list.v.Len(); n > 0 && r.rowsAll(list) {
+				b.WriteString(indent + key + ": " + strconv.Itoa(n) + " rows, in structuredContent\n")
+				return
+			}
+		}
+	}
+	v = r.open(v)
 	b.WriteString(indent)
 	b.WriteString(key)
 	switch x := v.(type) {
@@ -551,86 +669,110 @@ func (r renderer) value(key string, v any, indent string) {
 		b.WriteString(":\n")
 		r.object(x, indent+"  ")
 	case []any:
-		if rows, ok := objects(x); ok && len(rows) > 0 {
+		if r.summary && len(x) > 0 && allObjects(x) {
+			b.WriteString(": " + strconv.Itoa(len(x)) + " rows, in structuredContent\n")
+			return
+		}
+		if len(x) > 0 && allObjects(x) {
 			b.WriteString(": ")
-			b.WriteString(strconv.Itoa(len(rows)))
-			if r.summary {
-				b.WriteString(" rows, in structuredContent\n")
-				return
-			}
+			b.WriteString(strconv.Itoa(len(x)))
 			b.WriteString(" rows\n")
-			writeTable(b, rows, indent+"  ")
+			r.table(x, indent+"  ")
 			return
 		}
 		b.WriteString(": ")
-		b.WriteString(cell(x))
+		b.WriteString(r.cell(x))
 		b.WriteByte('\n')
 	default:
 		b.WriteString(": ")
-		b.WriteString(cell(x))
+		b.WriteString(r.cell(x))
 		b.WriteByte('\n')
 	}
 }
 
-// objects reports whether every element of list is an object.
-func objects(list []any) ([][]field, bool) {
-	rows := make([][]field, len(list))
-	for i, e := range list {
-		o, ok := e.([]field)
-		if !ok {
-			return nil, false
-		}
-		rows[i] = o
-	}
-	return rows, true
+// rowsAll reports whether every element of the lazy list is an object,
+// walking the list but none of its elements.
+func (r *renderer) rowsAll(list *lazy) bool {
+	x, ok := r.open(list).([]any)
+	return ok && allObjects(x)
 }
 
-func writeTable(b *strings.Builder, rows [][]field, indent string) {
+// allObjects reports whether every element of list is an object, without
+// walking one.
+func allObjects(list []any) bool {
+	for _, e := range list {
+		switch o := e.(type) {
+		case []field:
+		case *lazy:
+			if !o.object() {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// table writes rows, every one an object, under one header of their
+// columns. Each row's line holds its cells whole, so the cells' length
+// tells a rendering past its limit before the table is written, and the
+// rows after are not walked.
+func (r *renderer) table(rows []any, indent string) {
 	var cols []string
 	col := map[string]int{}
-	flat := make([][]any, len(rows))
+	cells := make([][]string, len(rows))
 	set := make([][]bool, len(rows))
-	for i, r := range rows {
-		flatten(r, "", func(k string, v any) {
+	written := 0
+	for i, row := range rows {
+		obj, _ := r.open(row).([]field)
+		r.flatten(obj, "", func(k string, v any) {
 			j, seen := col[k]
 			if !seen {
 				j = len(cols)
 				col[k] = j
 				cols = append(cols, k)
 			}
-			for len(flat[i]) <= j {
-				flat[i] = append(flat[i], nil)
+			for len(cells[i]) <= j {
+				cells[i] = append(cells[i], "")
 				set[i] = append(set[i], false)
 			}
-			flat[i][j], set[i][j] = v, true
+			c := r.cell(v)
+			cells[i][j], set[i][j] = c, true
+			written += len(c)
 		})
+		if r.stopped(written) {
+			return
+		}
 	}
+	b := r.b
 	b.WriteString(indent)
 	b.WriteString(strings.Join(cols, " | "))
 	b.WriteByte('\n')
-	cells := make([]string, len(cols))
-	for i := range flat {
+	line := make([]string, len(cols))
+	for i := range cells {
 		for j := range cols {
-			cells[j] = ""
-			if j < len(flat[i]) && set[i][j] {
-				cells[j] = cell(flat[i][j])
+			line[j] = ""
+			if j < len(cells[i]) && set[i][j] {
+				line[j] = cells[i][j]
 			}
 		}
 		b.WriteString(indent)
-		b.WriteString(strings.TrimRight(strings.Join(cells, " | "), " |"))
+		b.WriteString(strings.TrimRight(strings.Join(line, " | "), " |"))
 		b.WriteByte('\n')
 	}
 }
 
 // flatten walks an object's scalar and list fields, naming nested
 // objects' fields with dots.
-func flatten(obj []field, prefix string, emit func(string, any)) {
+func (r *renderer) flatten(obj []field, prefix string, emit func(string, any)) {
 	for _, f := range obj {
-		if o, ok := f.val.([]field); ok && len(o) > 0 {
-			flatten(o, prefix+f.key+".", emit)
+		v := r.open(f.val)
+		if o, ok := v.([]field); ok && len(o) > 0 {
+			r.flatten(o, prefix+f.key+".", emit)
 			continue
 		}
-		emit(prefix+f.key, f.val)
+		emit(prefix+f.key, v)
 	}
 }
 
@@ -642,16 +784,58 @@ func ambiguous(s string) bool {
 	}
 	// Only a number or a quoted number reads as a number: anything else
 	// is told by its first byte, without decoding.
-	if c := s[0]; c != '-' && c != '"' && (c < '0' || c > '9') {
+	switch c := s[0]; {
+	case c == '"':
+		var n json.Number
+		return json.Unmarshal([]byte(s), &n) == nil
+	case c == '-' || c >= '0' && c <= '9':
+		return jsonNumber(s)
+	}
+	return false
+}
+
+// jsonNumber reports whether s is a number as JSON writes one: a date or
+// an id that starts with a digit is told from one without a decoder.
+func jsonNumber(s string) bool {
+	s = strings.Trim(s, " \t\r\n") // as the decoder skips them
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
 		return false
 	}
-	var n json.Number
-	return json.Unmarshal([]byte(s), &n) == nil
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // cell renders a value on one line.
-func cell(v any) string {
-	switch x := v.(type) {
+func (r *renderer) cell(v any) string {
+	switch x := r.open(v).(type) {
 	case nil:
 		return "null"
 	case string:
@@ -670,15 +854,16 @@ func cell(v any) string {
 	case []field:
 		parts := make([]string, len(x))
 		for i, f := range x {
-			parts[i] = f.key + "=" + cell(f.val)
+			parts[i] = f.key + "=" + r.cell(f.val)
 		}
 		return "{" + strings.Join(parts, " ") + "}"
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = cell(e)
+			parts[i] = r.cell(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	default:
+		return fmt.Sprint(x)
 	}
-	return fmt.Sprint(v)
 }

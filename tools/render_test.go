@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,6 +157,24 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		Single: 3.14, Bytes: []byte("hi"), Array: [2]uint8{1, 2}, Any: map[string]any{"k": []any{1, "two"}},
 		Odd: "bad \xff byte", Quoted: "12",
 	}
+	// Lists and objects in every place a rendering reads them, all of them
+	// followed (none read from the JSON).
+	type shapes struct {
+		Title  string           `json:"title"`
+		Days   []day            `json:"days"`
+		Grid   [][]int          `json:"grid"`
+		Mixed  []any            `json:"mixed"`
+		Ptrs   []*point         `json:"ptrs"`
+		Nested map[string][]day `json:"nested"`
+		Inner  struct {
+			Days []day `json:"days"`
+		} `json:"inner"`
+	}
+	shaped := shapes{Title: "shapes", Days: full.Days, Grid: [][]int{{1, 2}, {3}}, Mixed: []any{point{1, 2}, 3},
+		Ptrs: []*point{{5, 6}, nil}, Nested: map[string][]day{"b": {{ID: "n1"}}, "a": {}}}
+	shaped.Inner.Days = full.Days[:1]
+	_, ok := treeOf(reflect.ValueOf(shaped), false)
+	require.True(t, ok, "every part of shapes is followed")
 	type collide struct {
 		Base
 		ID string `json:"id"`
@@ -211,13 +231,17 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		require.True(t, ok, "value %d: its colliding names are followed, not read from the JSON", i)
 	}
 	values := append([]any{
-		full, &full, output{}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
+		full, &full, output{}, shaped, []any{shaped, shaped}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
 		stringOpt{N: 5},
 	}, followed...)
 	for i, v := range values {
 		raw, err := json.Marshal(v)
 		require.NoError(t, err)
-		for _, budget := range []int{TextBudget, 40} {
+		// Around the full rendering's length too: a rendering stops once
+		// past its budget, and one that fits exactly is given in full.
+		whole, err := render(raw, math.MaxInt)
+		require.NoError(t, err)
+		for _, budget := range []int{TextBudget, 40, len(whole) - 1, len(whole), len(whole) + 1} {
 			want, err := render(raw, budget)
 			require.NoError(t, err)
 			got, err := renderGo(v, raw, budget)
@@ -253,17 +277,52 @@ func BenchmarkRender(b *testing.B) {
 		Settings: map[string]any{"maxDistancePerDay": 80, "averageSpeed": 15, "ebikeMode": false},
 		Days: []day{{ID: "a", Day: 1, Distance: 61.2, Ascent: 812, Sleep: &sleep}, {ID: "b", Day: 2, Distance: 58.9},
 			{ID: "c", Day: 3, Distance: 60.1, Alerts: []string{"steep_climb"}}}}
-	raw, _ := json.Marshal(v)
-	b.Run("from=json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = render(raw, TextBudget)
-		}
-	})
-	b.Run("from=value", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = renderGo(v, raw, TextBudget)
-		}
-	})
+	// Sixteen days, as get_trip gives them, render past TextBudget: the
+	// text is the summary.
+	long := v
+	long.Days = nil
+	label := "Saint-Étienne-de-Tinée"
+	for i := range 16 {
+		long.Days = append(long.Days, day{ID: fmt.Sprintf("0190a6f0-0000-7000-8000-%012d", i), Day: i + 1,
+			Distance: 60.5 + float64(i), Ascent: 812, Label: &label, Sleep: &sleep, Alerts: []string{"steep_climb", "water_gap"}})
+	}
+	if whole, _ := render(mustJSON(b, long), math.MaxInt); len(whole) <= TextBudget {
+		b.Fatalf("the long result renders in %d bytes, within the budget", len(whole))
+	}
+	for _, c := range []struct {
+		name string
+		v    detail
+	}{{"days=3", v}, {"days=16", long}} {
+		raw, _ := json.Marshal(c.v)
+		b.Run(c.name+"/from=json", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = render(raw, TextBudget)
+			}
+		})
+		b.Run(c.name+"/from=value", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = renderGo(c.v, raw, TextBudget)
+			}
+		})
+	}
+}
+
+func mustJSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(tb, err)
+	return b
+}
+
+// jsonNumber tells a number as encoding/json reads one.
+func TestJSONNumberAsTheDecoderReadsIt(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"0", "-0", "7", "-12", "01", "-01", "1.", "1.5", ".5", "1e5", "1E+5", "1e-05", "1e", "1e+",
+		"-", "--1", "1.5e3x", "2031-05-01", "0190a6f0-0000-7000-8000-00000000000b", "12abc", "0x10", "1_000", "1 ", " -2\n", "\t"} {
+		var n json.Number
+		want := json.Unmarshal([]byte(s), &n) == nil
+		require.Equal(t, want, jsonNumber(s), "%q", s)
+	}
 }
