@@ -189,6 +189,7 @@ type scaleResult struct {
 	errors  int
 	stale   int // edits that found a newer version and were sent again
 	first   error
+	waits   schedWaits // the servers' goroutines' waits for a CPU, under the load
 }
 
 type opStats struct {
@@ -269,12 +270,18 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 		}
 	}()
 	pprofAddr := ""
+	var metricsURLs []string
 	for i := range run.replicas {
 		addr, err := freeAddr()
 		if err != nil {
 			return nil, err
 		}
-		serveEnv := append([]string{"CAIRN_ADDR=" + addr}, env...)
+		metricsAddr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		metricsURLs = append(metricsURLs, "http://"+metricsAddr+"/metrics")
+		serveEnv := append([]string{"CAIRN_ADDR=" + addr, "CAIRN_METRICS_ADDR=" + metricsAddr}, env...)
 		if i == 0 && o.pprof != "" {
 			pprofAddr, _ = freeAddr()
 			serveEnv = append(serveEnv, "LOADBENCH_PPROF="+pprofAddr)
@@ -296,7 +303,7 @@ func measureScale(o scaleOptions, engine string, users int, bin, dir string, cpu
 	if err != nil {
 		return nil, fmt.Errorf("MCP: %w", err)
 	}
-	d := &scaleDriver{w: w, procs: procs, db: db, conns: o.conns, skew: o.skew}
+	d := &scaleDriver{w: w, procs: procs, db: db, conns: o.conns, skew: o.skew, metrics: metricsURLs}
 	reads := []scaleOp{mixOps[0], mixOps[1]}
 	// Warm-up: the prepared statements, the first reads of the hottest trips.
 	if _, err := d.run(reads, "both", time.Second, 0); err != nil {
@@ -544,6 +551,7 @@ type scaleDriver struct {
 	// started, when set, is called as the load of a run begins: after the
 	// wait for the servers' idle and the connections' set-up.
 	started func()
+	metrics []string // the servers' metrics listeners
 }
 
 // scaleConn is one connection and what it knows: the versions of the
@@ -637,6 +645,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	if d.started != nil {
 		d.started()
 	}
+	waits0 := readSchedWaits(d.metrics)
 	db0 := cpuOf(dbPIDs)
 	cpu0 := cpuOf(pids)
 	var total float64
@@ -729,6 +738,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	}
 	wg.Wait()
 	out.elapsed = time.Since(start)
+	out.waits = readSchedWaits(d.metrics).since(waits0) // under load, before the jobs left drain
 	for _, pid := range pids {
 		waitIdle(pid, 20*time.Second) // the recuts the edits dispatched are theirs
 	}
@@ -911,6 +921,15 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		if run.mix.stale+run.half.stale > 0 {
 			fmt.Fprintf(w, "%s %d trips: %d edits met a version a recut had moved on, read the trip and were sent again\n",
 				run.engine, run.trips, run.mix.stale+run.half.stale)
+		}
+		for _, r := range []struct {
+			name  string
+			waits schedWaits
+		}{{"mix", run.mix.waits}, {"mix at half", run.half.waits}} {
+			if r.waits != nil {
+				fmt.Fprintf(w, "%s %d trips, %s: the servers' goroutines waited for a CPU (go_sched_latencies_seconds, its buckets' bounds): %s\n",
+					run.engine, run.trips, r.name, r.waits.describe())
+			}
 		}
 	}
 	fmt.Fprintln(w)
