@@ -643,14 +643,6 @@ func (r *renderer) object(obj []field, indent string) {
 
 func (r *renderer) value(key string, v any, indent string) {
 	b := r.b
-	if r.summary {
-		if list, ok := v.(*lazy); ok && !list.object() {
-			if n := list.v.Len(); n > 0 && r.rowsAll(list) {
-				b.WriteString(indent + key + ": " + strconv.Itoa(n) + " rows, in structuredContent\n")
-				return
-			}
-		}
-	}
 	v = r.open(v)
 	b.WriteString(indent)
 	b.WriteString(key)
@@ -688,13 +680,6 @@ func (r *renderer) value(key string, v any, indent string) {
 		b.WriteString(r.cell(x))
 		b.WriteByte('\n')
 	}
-}
-
-// rowsAll reports whether every element of the lazy list is an object,
-// walking the list but none of its elements.
-func (r *renderer) rowsAll(list *lazy) bool {
-	x, ok := r.open(list).([]any)
-	return ok && allObjects(x)
 }
 
 // allObjects reports whether every element of list is an object, without

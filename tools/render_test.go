@@ -166,6 +166,7 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		Mixed  []any            `json:"mixed"`
 		Ptrs   []*point         `json:"ptrs"`
 		Nested map[string][]day `json:"nested"`
+		Listed *[]day           `json:"listed"`
 		Inner  struct {
 			Days []day `json:"days"`
 		} `json:"inner"`
@@ -173,6 +174,7 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 	shaped := shapes{Title: "shapes", Days: full.Days, Grid: [][]int{{1, 2}, {3}}, Mixed: []any{point{1, 2}, 3},
 		Ptrs: []*point{{5, 6}, nil}, Nested: map[string][]day{"b": {{ID: "n1"}}, "a": {}}}
 	shaped.Inner.Days = full.Days[:1]
+	shaped.Listed = &shaped.Inner.Days
 	_, ok := treeOf(reflect.ValueOf(shaped), false)
 	require.True(t, ok, "every part of shapes is followed")
 	type collide struct {
