@@ -661,13 +661,13 @@ func (r *renderer) value(key string, v any, indent string) {
 		b.WriteString(":\n")
 		r.object(x, indent+"  ")
 	case []any:
-		if r.summary && len(x) > 0 && allObjects(x) {
-			b.WriteString(": " + strconv.Itoa(len(x)) + " rows, in structuredContent\n")
-			return
-		}
 		if len(x) > 0 && allObjects(x) {
 			b.WriteString(": ")
 			b.WriteString(strconv.Itoa(len(x)))
+			if r.summary {
+				b.WriteString(" rows, in structuredContent\n")
+				return
+			}
 			b.WriteString(" rows\n")
 			r.table(x, indent+"  ")
 			return
@@ -706,8 +706,7 @@ func allObjects(list []any) bool {
 func (r *renderer) table(rows []any, indent string) {
 	var cols []string
 	col := map[string]int{}
-	cells := make([][]string, len(rows))
-	set := make([][]bool, len(rows))
+	cells := make([][]string, len(rows)) // "" where a row lacks the column: cell never writes ""
 	written := 0
 	for i, row := range rows {
 		obj, _ := r.open(row).([]field)
@@ -720,11 +719,9 @@ func (r *renderer) table(rows []any, indent string) {
 			}
 			for len(cells[i]) <= j {
 				cells[i] = append(cells[i], "")
-				set[i] = append(set[i], false)
 			}
-			c := r.cell(v)
-			cells[i][j], set[i][j] = c, true
-			written += len(c)
+			cells[i][j] = r.cell(v)
+			written += len(cells[i][j])
 		})
 		if r.stopped(written) {
 			return
@@ -736,12 +733,8 @@ func (r *renderer) table(rows []any, indent string) {
 	b.WriteByte('\n')
 	line := make([]string, len(cols))
 	for i := range cells {
-		for j := range cols {
-			line[j] = ""
-			if j < len(cells[i]) && set[i][j] {
-				line[j] = cells[i][j]
-			}
-		}
+		n := copy(line, cells[i])
+		clear(line[n:])
 		b.WriteString(indent)
 		b.WriteString(strings.TrimRight(strings.Join(line, " | "), " |"))
 		b.WriteByte('\n')
