@@ -262,33 +262,54 @@ func treeOf(v reflect.Value, lazily bool) (any, bool) {
 // child is a value v holds: walked now, or when lazily and an object or
 // a list, left for the rendering to walk.
 func child(v reflect.Value, lazily bool) (any, bool) {
-	if lazily && composite(v) {
+	if !lazily {
+		return treeOf(v, false)
+	}
+	switch composite(v) {
+	case anObject:
+		return &lazy{v: v, object: true}, true
+	case aList:
 		return &lazy{v: v}, true
 	}
-	return treeOf(v, lazily)
+	return treeOf(v, true)
 }
 
-// composite reports whether encoding/json writes v as an object or a list
-// of its own walking (not a value that encodes itself, not null).
-func composite(v reflect.Value) bool {
+// What encoding/json writes a value as, of its own walking.
+const (
+	aScalar = iota // or null, or a value that encodes itself
+	anObject
+	aList
+)
+
+// composite tells whether encoding/json writes v as an object or a list
+// of its own walking.
+func composite(v reflect.Value) int {
 	for {
 		if selfEncoding(v.Type(), v.CanAddr()) {
-			return false
+			return aScalar
 		}
 		switch v.Kind() {
 		case reflect.Pointer, reflect.Interface:
 			if v.IsNil() {
-				return false
+				return aScalar
 			}
 			v = v.Elem()
-		case reflect.Struct, reflect.Array:
-			return true
+		case reflect.Struct:
+			return anObject
 		case reflect.Map:
-			return !v.IsNil()
+			if v.IsNil() {
+				return aScalar
+			}
+			return anObject
+		case reflect.Array:
+			return aList
 		case reflect.Slice:
-			return !v.IsNil() && v.Type().Elem().Kind() != reflect.Uint8
+			if v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 {
+				return aScalar
+			}
+			return aList
 		default:
-			return false
+			return aScalar
 		}
 	}
 }
@@ -296,6 +317,7 @@ func composite(v reflect.Value) bool {
 // lazy is an object or a list not walked yet.
 type lazy struct {
 	v      reflect.Value
+	object bool // written as an object, not a list
 	tree   any
 	ok     bool
 	walked bool
@@ -308,15 +330,6 @@ func (l *lazy) walk() (any, bool) {
 		l.walked = true
 	}
 	return l.tree, l.ok
-}
-
-// object reports whether l is written as an object, without walking it.
-func (l *lazy) object() bool {
-	v := l.v
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		v = v.Elem() // composite: not nil
-	}
-	return v.Kind() == reflect.Struct || v.Kind() == reflect.Map
 }
 
 // floatNumber writes a float as encoding/json does: plain digits, an
@@ -689,7 +702,7 @@ func allObjects(list []any) bool {
 		switch o := e.(type) {
 		case []field:
 		case *lazy:
-			if !o.object() {
+			if !o.object {
 				return false
 			}
 		default:
