@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
@@ -18,6 +19,40 @@ import (
 // gives for the output, compact. A nil answer is none: the output is
 // marshalled.
 type Encoded interface{ EncodedJSON() []byte }
+
+// Kept is implemented by an Encoded output given again from memory. What a
+// process keeps to answer again is what its collector follows at every
+// cycle: a decoded answer is hundreds of small objects, its JSON one. So a
+// kept answer may be abridged: its Go value then holds only what the faces
+// read through the interfaces it implements (Versioned, Localized,
+// Settling, ...), and a face reads everything else from its JSON. Its
+// Rendering is where a face keeps what it derives from that JSON (MCP's
+// text content), shared by every call given the same answer; nil when the
+// answer is not kept.
+type Kept interface {
+	Encoded
+	// Abridged reports whether the Go value holds less than its JSON.
+	Abridged() bool
+	// Rendering is the answer's rendering, kept beside it.
+	Rendering() *Rendering
+}
+
+// Rendering is a face's text of a kept answer: a function of the answer's
+// type and JSON alone, made once and read by every call given the answer.
+// It is safe for concurrent use; two calls rendering it at once keep the
+// same text.
+type Rendering struct{ text atomic.Pointer[string] }
+
+// Text is the text kept, false while none is.
+func (r *Rendering) Text() (string, bool) {
+	if t := r.text.Load(); t != nil {
+		return *t, true
+	}
+	return "", false
+}
+
+// Keep keeps text as the rendering.
+func (r *Rendering) Keep(text string) { r.text.Store(&text) }
 
 // Encode is the JSON both faces send for out: its own (Encoded), else the
 // bytes json.Marshal gives for it. The bytes of an Encoded output are

@@ -14,6 +14,10 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	fastjson "github.com/segmentio/encoding/json"
+
+	"cairn.dev/cairn/registry"
 )
 
 // The text content of a result is a compact rendering of its structured
@@ -81,6 +85,24 @@ func renderGo(v any, raw []byte, budget int) (string, error) {
 		return render(raw, budget)
 	}
 	return text, nil
+}
+
+// renderEncoded writes the compact text of raw, the JSON of out, whose
+// value holds less than raw (an abridged answer, registry.Kept): raw is
+// decoded into a new value of out's type, which renderGo walks, at a third
+// of the cost of decoding raw in order (render). A type that may not
+// decode to a value encoding to raw again (registry.FastEncodable: an
+// interface, a type of its own encoding) is rendered from raw, in order.
+func renderEncoded(out any, raw []byte, budget int) (string, error) {
+	t := reflect.TypeOf(out)
+	if t == nil || !registry.FastEncodable(t) {
+		return render(raw, budget)
+	}
+	v := reflect.New(t)
+	if err := fastjson.Unmarshal(raw, v.Interface()); err != nil {
+		return render(raw, budget)
+	}
+	return renderGo(v.Elem().Interface(), raw, budget)
 }
 
 // renderWithin renders tree in full when that fits budget, else as a

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/registry"
 )
 
 func TestRender(t *testing.T) {
@@ -235,9 +237,31 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 		_, ok := fieldsOf(typ)
 		require.True(t, ok, "value %d: its colliding names are followed, not read from the JSON", i)
 	}
+	// What an abridged answer's text is rendered from, decoded from its
+	// JSON (renderEncoded): a type that decodes back to its JSON.
+	type decodable struct {
+		Base
+		Title  string            `json:"title"`
+		When   time.Time         `json:"when"`
+		Local  time.Time         `json:"local"`
+		Days   []day             `json:"days"`
+		Nil    []day             `json:"nil"`
+		Grid   [][]int           `json:"grid"`
+		Ptrs   []*point          `json:"ptrs"`
+		Nested map[string][]day  `json:"nested"`
+		Listed *[]day            `json:"listed"`
+		Status map[string]string `json:"status"`
+		Odd    string            `json:"odd"`
+		Quoted string            `json:"quoted"`
+		Bytes  []byte            `json:"bytes"`
+	}
+	decoded := decodable{Base: full.Base, Title: "Alps", When: full.When, Local: full.Local, Days: full.Days, Grid: shaped.Grid,
+		Ptrs: shaped.Ptrs, Nested: shaped.Nested, Listed: shaped.Listed, Status: full.Status, Odd: full.Odd, Quoted: full.Quoted,
+		Bytes: full.Bytes}
+	require.True(t, registry.FastEncodable(reflect.TypeOf(decoded)), "decodable is decoded, not rendered from its JSON")
 	values := append([]any{
 		full, &full, output{}, shaped, []any{shaped, shaped}, []day{{ID: "x"}}, map[string]int{"b": 2, "a": 1}, "plain", 42, nil,
-		stringOpt{N: 5},
+		stringOpt{N: 5}, decoded, &decoded,
 	}, followed...)
 	for i, v := range values {
 		raw, err := json.Marshal(v)
@@ -252,6 +276,13 @@ func TestRenderGoMatchesTheJSON(t *testing.T) {
 			got, err := renderGo(v, raw, budget)
 			require.NoError(t, err)
 			require.Equal(t, want, got, "value %d, budget %d", i, budget)
+			var abridged any // a value of v's type holding nothing
+			if v != nil {
+				abridged = reflect.Zero(reflect.TypeOf(v)).Interface()
+			}
+			got, err = renderEncoded(abridged, raw, budget)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "value %d decoded, budget %d", i, budget)
 		}
 	}
 }
@@ -266,6 +297,11 @@ func BenchmarkRender(b *testing.B) {
 		Sleep    *string  `json:"sleep,omitempty"`
 		Alerts   []string `json:"alerts,omitempty"`
 	}
+	type settings struct {
+		MaxDistancePerDay float64 `json:"maxDistancePerDay"`
+		AverageSpeed      float64 `json:"averageSpeed"`
+		EbikeMode         bool    `json:"ebikeMode"`
+	}
 	type detail struct {
 		ID       string            `json:"id"`
 		Title    string            `json:"title"`
@@ -274,12 +310,12 @@ func BenchmarkRender(b *testing.B) {
 		Days     []day             `json:"days"`
 		Updated  time.Time         `json:"updatedAt"`
 		Partial  bool              `json:"partial"`
-		Settings map[string]any    `json:"settings"`
+		Settings settings          `json:"settings"`
 	}
 	sleep := "Camping du Lac"
 	v := detail{ID: "0190a6f0-0000-7000-8000-000000000001", Title: "Alps", Version: 4, Updated: time.Now(),
 		Status:   map[string]string{"stages": "done", "terrain": "done", "weather": "done", "accommodations": "done"},
-		Settings: map[string]any{"maxDistancePerDay": 80, "averageSpeed": 15, "ebikeMode": false},
+		Settings: settings{MaxDistancePerDay: 80, AverageSpeed: 15},
 		Days: []day{{ID: "a", Day: 1, Distance: 61.2, Ascent: 812, Sleep: &sleep}, {ID: "b", Day: 2, Distance: 58.9},
 			{ID: "c", Day: 3, Distance: 60.1, Alerts: []string{"steep_climb"}}}}
 	// Sixteen days, as get_trip gives them, render past TextBudget: the
@@ -311,6 +347,12 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				_, _ = renderGo(c.v, raw, TextBudget)
+			}
+		})
+		b.Run(c.name+"/from=abridged", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = renderEncoded(detail{}, raw, TextBudget)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"cairn.dev/cairn/recent"
+	"cairn.dev/cairn/registry"
 )
 
 // texts remembers the text of recent results by their type and JSON: the
@@ -37,8 +38,12 @@ func newTexts() *texts {
 }
 
 // text answers the text of out, whose JSON is b, rendering it on a miss. A
-// nil texts renders every time.
+// nil texts renders every time. A kept answer keeps its text beside it
+// (registry.Kept), not here.
 func (x *texts) text(out any, b []byte) (string, error) {
+	if k, ok := out.(registry.Kept); ok && k.Rendering() != nil {
+		return keptText(k, b)
+	}
 	if x == nil || len(b) > maxTextJSON {
 		return textOf(out, b)
 	}
@@ -59,14 +64,36 @@ func (x *texts) text(out any, b []byte) (string, error) {
 	return text, nil
 }
 
+// keptText is the text of the kept answer k, whose JSON is b: rendered by
+// the first call given the answer, and kept beside it for the others.
+func keptText(k registry.Kept, b []byte) (string, error) {
+	r := k.Rendering()
+	if text, ok := r.Text(); ok {
+		return text, nil
+	}
+	text, err := textOf(k, b)
+	if err != nil {
+		return "", err
+	}
+	r.Keep(text)
+	return text, nil
+}
+
 // textOf renders the text of out, whose JSON is b, marked when it carries
-// text from third parties.
+// text from third parties: from the value, but for an abridged one, which
+// holds less than its JSON.
 func textOf(out any, b []byte) (string, error) {
 	budget := TextBudget
 	if tb, ok := out.(TextBudgeter); ok { // the output sizes its own rendering
 		budget = tb.TextBudget()
 	}
-	text, err := renderGo(out, b, budget)
+	var text string
+	var err error
+	if k, ok := out.(registry.Kept); ok && k.Abridged() {
+		text, err = renderEncoded(out, b, budget)
+	} else {
+		text, err = renderGo(out, b, budget)
+	}
 	if err != nil {
 		return "", err
 	}

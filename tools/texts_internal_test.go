@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/registry"
 )
 
 // TestRememberedTextsAreTheRenderedOnes: a result's text is the same
@@ -67,4 +69,57 @@ func TestRememberedTextsAreTheRenderedOnes(t *testing.T) {
 type ownTitle struct {
 	ID    string `json:"id"`
 	Title string `json:"title" text:"own"`
+}
+
+// keptTitled is titled given again from memory (registry.Kept): its JSON,
+// its rendering, and when abridged no value.
+type keptTitled struct {
+	ID        string `json:"id"`
+	Title     string `json:"title" text:"third-party"`
+	json      []byte
+	rendering *registry.Rendering
+	abridged  bool
+}
+
+func (k keptTitled) EncodedJSON() []byte            { return k.json }
+func (k keptTitled) Abridged() bool                 { return k.abridged }
+func (k keptTitled) Rendering() *registry.Rendering { return k.rendering }
+
+// TestAKeptAnswersTextIsKeptBesideIt: the first call given a kept answer
+// renders its text and keeps it in the answer's rendering, for every call
+// given the answer after it, abridged or not, without holding it among the
+// texts; an abridged answer whose text is not kept yet (the first call was
+// over HTTP) is rendered from its JSON, not from the value it lacks.
+func TestAKeptAnswersTextIsKeptBesideIt(t *testing.T) {
+	t.Parallel()
+	full := keptTitled{ID: "1", Title: "Col du Galibier"}
+	b, err := json.Marshal(full)
+	require.NoError(t, err)
+	want, err := textOf(titled{ID: "1", Title: "Col du Galibier"}, b)
+	require.NoError(t, err)
+	require.Contains(t, want, DataNotice)
+	require.Contains(t, want, "Galibier")
+
+	x := newTexts()
+	full.json, full.rendering = b, new(registry.Rendering)
+	got, err := x.text(full, b)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "rendered from the value")
+	kept, ok := full.rendering.Text()
+	require.True(t, ok, "kept beside the answer")
+	require.Equal(t, want, kept)
+	require.Zero(t, x.held.Len(), "not held twice")
+
+	abridged := keptTitled{json: b, rendering: full.rendering, abridged: true}
+	full.rendering.Keep("the kept text")
+	got, err = x.text(abridged, b)
+	require.NoError(t, err)
+	require.Equal(t, "the kept text", got, "read from the rendering, not rendered again")
+
+	unrendered := keptTitled{json: b, rendering: new(registry.Rendering), abridged: true}
+	got, err = x.text(unrendered, b)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "rendered from the JSON")
+	kept, _ = unrendered.rendering.Text()
+	require.Equal(t, want, kept)
 }

@@ -240,6 +240,7 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 			d.json = nil // the face marshals it, and reports what fails
 			return d, nil
 		}
+		d.rendering = new(registry.Rendering) // shared with the kept answer: this call's text serves the next
 		t.details.put(id, tr.Revision, utcDay(now), d)
 	}
 	return d, nil

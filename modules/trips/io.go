@@ -121,7 +121,9 @@ type Detail struct {
 	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
 	UpdatedAt         time.Time         `json:"updatedAt" doc:"When the trip last changed."`
 
-	json []byte // the answer encoded, kept by revision (keptanswers.go); nil when not kept
+	json      []byte              // the answer encoded, kept by revision (keptanswers.go); nil when not kept
+	rendering *registry.Rendering // its text, kept beside it; nil when not kept
+	abridged  bool                // the value holds only what the faces read of it (abridged)
 }
 
 // ResourceVersion implements registry.Versioned.
@@ -129,6 +131,22 @@ func (d Detail) ResourceVersion() int64 { return d.Version }
 
 // EncodedJSON implements registry.Encoded: the answer kept, encoded.
 func (d Detail) EncodedJSON() []byte { return d.json }
+
+// Abridged implements registry.Kept.
+func (d Detail) Abridged() bool { return d.abridged }
+
+// Rendering implements registry.Kept.
+func (d Detail) Rendering() *registry.Rendering { return d.rendering }
+
+// abridge is d as it is kept: its JSON and what the faces read of its
+// value (its version, language and settlement), not its days and alerts.
+func (d Detail) abridge() Detail {
+	return Detail{
+		ID: d.ID, Settings: Settings{Locale: d.Settings.Locale}, ComputationStatus: d.ComputationStatus,
+		Partial: d.Partial, Failure: d.Failure, Note: d.Note, Version: d.Version,
+		json: d.json, rendering: d.rendering, abridged: true,
+	}
+}
 
 // Settlement implements registry.Settling: the trip's computations, and
 // the failure's words once one failed.
@@ -225,11 +243,24 @@ type List struct {
 	Member []Summary `json:"member" doc:"The trips of this page, newest first."`
 	registry.PageInfo
 
-	json []byte // the answer encoded, kept by listing stamp (keptlist.go); nil when not kept
+	json      []byte              // the answer encoded, kept by listing stamp (keptlist.go); nil when not kept
+	rendering *registry.Rendering // its text, kept beside it; nil when not kept
+	abridged  bool                // the value holds its page alone, not its trips (abridge)
 }
 
 // EncodedJSON implements registry.Encoded: the answer kept, encoded.
 func (l List) EncodedJSON() []byte { return l.json }
+
+// Abridged implements registry.Kept.
+func (l List) Abridged() bool { return l.abridged }
+
+// Rendering implements registry.Kept.
+func (l List) Rendering() *registry.Rendering { return l.rendering }
+
+// abridge is l as it is kept: its JSON and its page, not its trips.
+func (l List) abridge() List {
+	return List{PageInfo: l.PageInfo, json: l.json, rendering: l.rendering, abridged: true}
+}
 
 // Deleted is the answer of a deletion (HTTP answers 204 without it).
 type Deleted struct {

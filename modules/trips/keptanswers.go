@@ -19,10 +19,13 @@ import (
 // fifth of get_trip over HTTP and decoding the digest it is built from
 // about a tenth; a page and its count about 130 µs of list_trips on
 // SQLite. An answer is shared by every call given it: nothing changes an
-// answer. The recently read are kept (recent.Cache), within a bound in
-// bytes that counts the JSON, and about as much again for the values. A
-// nil keptAnswers keeps nothing.
-type keptAnswers[K comparable, V registry.Encoded] struct {
+// answer. It is kept abridged (registry.Kept): its JSON, its text once a
+// face renders one, and of its value only what the faces read; a decoded
+// 16-day answer was about 200 objects for the collector to follow at every
+// cycle, and at 100,000 trips the kept answers made most of the heap. The
+// recently read are kept (recent.Cache), within a bound in bytes. A nil
+// keptAnswers keeps nothing.
+type keptAnswers[K comparable, V keepable[V]] struct {
 	mu   sync.Mutex
 	held *recent.Cache[K, keptAt[V]]
 }
@@ -34,13 +37,25 @@ type keptAt[V any] struct {
 	answer  V
 }
 
-// maxKeptAnswerBytes bounds each kind of answer kept: about 4,000 trips of
-// 16 days, or 2,000 pages of 20 trips.
+// keepable is an answer that can be kept: encoded, and abridged to what
+// is kept of it.
+type keepable[V any] interface {
+	registry.Kept
+	abridge() V
+}
+
+// maxKeptAnswerBytes bounds each kind of answer kept: about 5,000 trips of
+// 16 days, or 3,000 pages of 20 trips.
 const maxKeptAnswerBytes = 32 << 20
 
-func newKeptAnswers[K comparable, V registry.Encoded]() *keptAnswers[K, V] {
+// maxTextBytes is the most a kept answer's text is counted for: a text is
+// more compact than its JSON, and past 2 KB it is a summary.
+const maxTextBytes = 2 << 10
+
+func newKeptAnswers[K comparable, V keepable[V]]() *keptAnswers[K, V] {
 	return &keptAnswers[K, V]{held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[V]) int {
-		return 64 + 2*len(a.answer.EncodedJSON())
+		n := len(a.answer.EncodedJSON())
+		return 256 + n + min(n, maxTextBytes)
 	})}
 }
 
@@ -59,8 +74,8 @@ func (k *keptAnswers[K, V]) get(key K, version int64, day string) (V, bool) {
 	return held.answer, true
 }
 
-// put keeps answer, read at version on day, unless one read at a later
-// version is kept already (two readers raced).
+// put keeps answer, read at version on day and encoded, abridged, unless
+// one read at a later version is kept already (two readers raced).
 func (k *keptAnswers[K, V]) put(key K, version int64, day string, answer V) {
 	if k == nil {
 		return
@@ -70,7 +85,7 @@ func (k *keptAnswers[K, V]) put(key K, version int64, day string, answer V) {
 	if prev, ok := k.held.Get(key); ok && prev.version > version {
 		return
 	}
-	k.held.Put(key, keptAt[V]{version: version, day: day, answer: answer})
+	k.held.Put(key, keptAt[V]{version: version, day: day, answer: answer.abridge()})
 }
 
 // keeping reports whether answers read in ctx may be kept: not inside a

@@ -39,6 +39,7 @@ func (t *Trips) keptList(ctx context.Context, key listKey, day string, read func
 		l.json = nil // the face marshals it, and reports what fails
 		return l, nil
 	}
+	l.rendering = new(registry.Rendering) // shared with the kept answer: this call's text serves the next
 	t.lists.put(key, stamp, day, l)
 	return l, nil
 }
