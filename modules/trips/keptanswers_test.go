@@ -2,6 +2,7 @@ package trips
 
 import (
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -85,9 +86,40 @@ func sameToTheFaces(t *testing.T, read, kept any) {
 	require.Same(t, read.(registry.Kept).Rendering(), kept.(registry.Kept).Rendering(), "one rendering")
 }
 
-func mustMarshal(t *testing.T, v any) []byte {
+func mustMarshal(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := registry.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// BenchmarkCollectKeptAnswers is one collection of the heap while 5,000
+// 16-day get_trip answers are kept, held decoded beside their JSON (as
+// they once were) or abridged: the cost every collection pays for what is
+// kept, and the objects it follows.
+func BenchmarkCollectKeptAnswers(b *testing.B) {
+	const held = 5_000
+	for _, c := range []struct {
+		name string
+		keep func(Detail) Detail
+	}{
+		{"held=decoded", func(d Detail) Detail { return d }},
+		{"held=abridged", Detail.abridge},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			kept := make([]Detail, held)
+			for i := range kept {
+				d, _ := answers()
+				d.json, d.rendering = mustMarshal(b, d), new(registry.Rendering)
+				kept[i] = c.keep(d)
+			}
+			for b.Loop() {
+				runtime.GC()
+			}
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			b.ReportMetric(float64(m.HeapObjects), "heap-objects")
+			runtime.KeepAlive(kept)
+		})
+	}
 }
