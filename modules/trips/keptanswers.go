@@ -44,9 +44,13 @@ type keepable[V any] interface {
 	abridge() V
 }
 
-// maxKeptAnswerBytes bounds each kind of answer kept: about 5,000 trips of
-// 16 days, or 3,000 pages of 20 trips.
-const maxKeptAnswerBytes = 32 << 20
+// maxKeptAnswerBytes bounds each kind of answer kept: about 15,000 trips
+// of 16 days, or 9,000 pages of 20 trips. Kept as bytes, an answer costs
+// the collector next to nothing (BenchmarkCollectKeptAnswers), so the
+// bound is memory alone: over 100,000 trips read Zipf-wise, the more
+// answers held, the fewer reads decode a digest and encode it again
+// (docs/benchmarks.md).
+const maxKeptAnswerBytes = 96 << 20
 
 // maxTextBytes is the most a kept answer's text is counted for: a text is
 // more compact than its JSON, and past 2 KB it is a summary.
