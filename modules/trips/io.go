@@ -123,7 +123,8 @@ type Detail struct {
 
 	json      []byte              // the answer encoded, kept by revision (keptanswers.go); nil when not kept
 	rendering *registry.Rendering // its text, kept beside it; nil when not kept
-	abridged  bool                // the value holds only what the faces read of it (abridged)
+	abridged  bool                // the value holds only what the faces read of it (abridge)
+	settled   registry.Settlement // when abridged, its Settlement
 }
 
 // ResourceVersion implements registry.Versioned.
@@ -139,18 +140,21 @@ func (d Detail) Abridged() bool { return d.abridged }
 func (d Detail) Rendering() *registry.Rendering { return d.rendering }
 
 // abridge is d as it is kept: its JSON and what the faces read of its
-// value (its version, language and settlement), not its days and alerts.
+// value (its version, language and settlement, the last made once), not
+// its days, alerts or computations (a map, hence objects to follow).
 func (d Detail) abridge() Detail {
 	return Detail{
-		ID: d.ID, Settings: Settings{Locale: d.Settings.Locale}, ComputationStatus: d.ComputationStatus,
-		Partial: d.Partial, Failure: d.Failure, Note: d.Note, Version: d.Version,
-		json: d.json, rendering: d.rendering, abridged: true,
+		ID: d.ID, Settings: Settings{Locale: d.Settings.Locale}, Version: d.Version,
+		json: d.json, rendering: d.rendering, abridged: true, settled: d.Settlement(),
 	}
 }
 
 // Settlement implements registry.Settling: the trip's computations, and
 // the failure's words once one failed.
 func (d Detail) Settlement() registry.Settlement {
+	if d.abridged {
+		return d.settled
+	}
 	s := registry.Settlement{Settled: allSettled(d.ComputationStatus) && !d.Partial, Total: len(d.ComputationStatus), Message: d.Note}
 	for _, st := range d.ComputationStatus {
 		if Settled(st) {
