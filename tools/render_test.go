@@ -368,3 +368,64 @@ func TestJSONNumberAsTheDecoderReadsIt(t *testing.T) {
 		require.Equal(t, want, jsonNumber(s), "%q", s)
 	}
 }
+
+// fuzzed is a result of the kinds a kept answer holds: embedded and nested
+// objects, pointers, lists of objects, maps, times.
+type fuzzed struct {
+	fuzzedBase
+	Title  *string           `json:"title,omitempty"`
+	When   time.Time         `json:"when"`
+	Days   []fuzzedDay       `json:"days,omitempty"`
+	Status map[string]string `json:"status"`
+	Tags   []string          `json:"tags"`
+	Grid   [][]float64       `json:"grid"`
+	Next   *fuzzedDay        `json:"next"`
+}
+
+type fuzzedBase struct {
+	ID      string `json:"id"`
+	Version int64  `json:"version"`
+}
+
+type fuzzedDay struct {
+	ID     string      `json:"id"`
+	Km     float64     `json:"km"`
+	Label  *string     `json:"label,omitempty"`
+	End    *[2]float64 `json:"end,omitempty"`
+	Rest   bool        `json:"rest,omitempty"`
+	Counts *struct {
+		Warning int `json:"warning,omitempty"`
+	} `json:"counts,omitempty"`
+}
+
+// Whatever value of a type that decodes back to its JSON, its text is the
+// same rendered from the value, from the JSON decoded into its type (an
+// abridged answer's), and from the JSON in order.
+func FuzzRenderEncoded(f *testing.F) {
+	if !registry.FastEncodable(reflect.TypeFor[fuzzed]()) {
+		f.Fatal("fuzzed would be rendered from its JSON, not decoded")
+	}
+	f.Add([]byte(`{"id":"t1","version":3,"title":"Alps","when":"2031-05-01T08:00:00Z","days":[{"id":"d1","km":80.5,"label":"Col","end":[45.1,6.2]},{"id":"d2","km":1e21,"rest":true,"counts":{"warning":2}}],"status":{"stages":"done"},"tags":["a","12"],"grid":[[1,2],[]],"next":null}`))
+	f.Add([]byte(`{"title":"","days":[],"status":{},"tags":null,"when":"2031-05-01T08:00:00.5+02:00"}`))
+	f.Add([]byte(`{"id":"\u2028 \"quoted\"\n","days":[{"id":"","km":-0}]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var v fuzzed
+		if json.Unmarshal(doc, &v) != nil {
+			return
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return // a time json cannot write (a year past 9999)
+		}
+		for _, budget := range []int{TextBudget, 64} {
+			want, err := render(raw, budget)
+			require.NoError(t, err)
+			fromValue, err := renderGo(v, raw, budget)
+			require.NoError(t, err)
+			require.Equal(t, want, fromValue, "from the value, budget %d", budget)
+			decoded, err := renderEncoded(fuzzed{}, raw, budget)
+			require.NoError(t, err)
+			require.Equal(t, want, decoded, "from the JSON decoded, budget %d", budget)
+		}
+	})
+}
