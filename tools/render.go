@@ -89,8 +89,8 @@ func renderGo(v any, raw []byte, budget int) (string, error) {
 
 // renderEncoded writes the compact text of raw, the JSON of out, whose
 // value holds less than raw (an abridged answer, registry.Kept): raw is
-// decoded into a new value of out's type, which renderGo walks, at a third
-// of the cost of decoding raw in order (render). A type that may not
+// decoded into a new value of out's type, which renderGo walks, at half
+// the cost of decoding raw in order (render; BenchmarkRender). A type that may not
 // decode to a value encoding to raw again (registry.FastEncodable: an
 // interface, a type of its own encoding) is rendered from raw, in order.
 func renderEncoded(out any, raw []byte, budget int) (string, error) {

@@ -46,9 +46,10 @@ type keepable[V any] interface {
 
 // maxKeptAnswerBytes bounds each kind of answer kept: about 15,000 trips
 // of 16 days, or 9,000 pages of 20 trips. Kept as bytes, an answer costs
-// the collector next to nothing (BenchmarkCollectKeptAnswers), so the
-// bound is memory alone: over 100,000 trips read Zipf-wise, the more
-// answers held, the fewer reads decode a digest and encode it again
+// the collector a sixth of what it did decoded (BenchmarkCollectKeptAnswers),
+// though a larger heap still takes longer to mark: the bound trades that
+// and memory for the reads that decode a digest and encode it again, fewer
+// the more answers are held over 100,000 trips read Zipf-wise
 // (docs/benchmarks.md).
 const maxKeptAnswerBytes = 96 << 20
 
