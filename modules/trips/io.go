@@ -123,7 +123,7 @@ type Detail struct {
 
 	json      []byte              // the answer encoded, kept by revision (keptanswers.go); nil when not kept
 	rendering *registry.Rendering // its text, kept beside it; nil when not kept
-	abridged  bool                // the value holds only what the faces read of it (abridge)
+	abridged  bool                // the value holds only what the faces read of it (detailHead)
 	settled   registry.Settlement // when abridged, its Settlement
 }
 
@@ -139,14 +139,25 @@ func (d Detail) Abridged() bool { return d.abridged }
 // Rendering implements registry.Kept.
 func (d Detail) Rendering() *registry.Rendering { return d.rendering }
 
-// abridge is d as it is kept: its JSON and what the faces read of its
-// value (its version, language and settlement, the last made once), not
-// its days, alerts or computations (a map, hence objects to follow).
-func (d Detail) abridge() Detail {
-	return Detail{
-		ID: d.ID, Settings: Settings{Locale: d.Settings.Locale}, Version: d.Version,
-		json: d.json, rendering: d.rendering, abridged: true, settled: d.Settlement(),
-	}
+// detailHead is what a kept get_trip answer keeps of its value: what the
+// faces read of it (its version, language and settlement, the last made
+// once), not its days, alerts or computations.
+type detailHead struct {
+	version int64
+	locale  string
+	settled registry.Settlement
+}
+
+// keptHead is the head of d kept (keptAnswers).
+func (d Detail) keptHead() detailHead {
+	return detailHead{version: d.Version, locale: d.Settings.Locale, settled: d.Settlement()}
+}
+
+// abridgedDetail is a kept get_trip answer given again: its JSON, its
+// rendering and its head.
+func abridgedDetail(json []byte, r *registry.Rendering, h detailHead) Detail {
+	return Detail{Settings: Settings{Locale: h.locale}, Version: h.version,
+		json: json, rendering: r, abridged: true, settled: h.settled}
 }
 
 // Settlement implements registry.Settling: the trip's computations, and
@@ -249,7 +260,7 @@ type List struct {
 
 	json      []byte              // the answer encoded, kept by listing stamp (keptlist.go); nil when not kept
 	rendering *registry.Rendering // its text, kept beside it; nil when not kept
-	abridged  bool                // the value holds its page alone, not its trips (abridge)
+	abridged  bool                // the value holds its page alone, not its trips (keptHead)
 }
 
 // EncodedJSON implements registry.Encoded: the answer kept, encoded.
@@ -261,9 +272,14 @@ func (l List) Abridged() bool { return l.abridged }
 // Rendering implements registry.Kept.
 func (l List) Rendering() *registry.Rendering { return l.rendering }
 
-// abridge is l as it is kept: its JSON and its page, not its trips.
-func (l List) abridge() List {
-	return List{PageInfo: l.PageInfo, json: l.json, rendering: l.rendering, abridged: true}
+// keptHead is what a kept list_trips answer keeps of its value: its
+// page, not its trips.
+func (l List) keptHead() registry.PageInfo { return l.PageInfo }
+
+// abridgedList is a kept list_trips answer given again: its JSON, its
+// rendering and its page.
+func abridgedList(json []byte, r *registry.Rendering, p registry.PageInfo) List {
+	return List{PageInfo: p, json: json, rendering: r, abridged: true}
 }
 
 // Deleted is the answer of a deletion (HTTP answers 204 without it).

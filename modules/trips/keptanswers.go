@@ -19,53 +19,64 @@ import (
 // fifth of get_trip over HTTP and decoding the digest it is built from
 // about a tenth; a page and its count about 130 µs of list_trips on
 // SQLite. An answer is shared by every call given it: nothing changes an
-// answer. It is kept abridged (registry.Kept): its JSON, its text once a
-// face renders one, and of its value only what the faces read; a decoded
-// 16-day answer was about 200 objects for the collector to follow at every
-// cycle, and at 100,000 trips the kept answers made most of the heap. The
-// recently read are kept (recent.Cache), within a bound in bytes. A nil
-// keptAnswers keeps nothing.
-type keptAnswers[K comparable, V keepable[V]] struct {
-	mu   sync.Mutex
-	held *recent.Cache[K, keptAt[V]]
+// answer.
+//
+// An answer is kept abridged (registry.Kept): its JSON, its text once a
+// face renders one, and of its value only its head, what the faces read
+// (H). A decoded 16-day answer was about 90 objects for the collector to
+// follow at every cycle, and at 100,000 trips the kept answers made most
+// of the heap; the whole value kept abridged, a struct of mostly empty
+// fields, still took the collector a third longer than its head alone
+// (BenchmarkCollectKeptAnswers). The recently read are kept
+// (recent.Cache), within a bound in bytes. A nil keptAnswers keeps
+// nothing.
+type keptAnswers[K comparable, V registry.Kept, H any] struct {
+	mu       sync.Mutex
+	held     *recent.Cache[K, keptAt[H]]
+	head     func(V) H                              // what is kept of an answer's value
+	abridged func([]byte, *registry.Rendering, H) V // the answer given again
 }
 
-// keptAt is one answer and what it was read at.
-type keptAt[V any] struct {
-	version int64
-	day     string
-	answer  V
-}
-
-// keepable is an answer that can be kept: encoded, and abridged to what
-// is kept of it.
-type keepable[V any] interface {
-	registry.Kept
-	abridge() V
+// keptAt is one answer as it is kept, and what it was read at.
+type keptAt[H any] struct {
+	version   int64
+	day       string
+	json      []byte
+	rendering *registry.Rendering
+	head      H
 }
 
 // maxKeptAnswerBytes bounds each kind of answer kept: about 15,000 trips
-// of 16 days, or 9,000 pages of 20 trips. Kept as bytes, an answer costs
-// the collector a sixth of what it did decoded (BenchmarkCollectKeptAnswers),
-// though a larger heap still takes longer to mark: the bound trades that
-// and memory for the reads that decode a digest and encode it again, fewer
-// the more answers are held over 100,000 trips read Zipf-wise
-// (docs/benchmarks.md).
+// of 16 days, or 9,000 pages of 20 trips. Kept as bytes and a head, an
+// answer costs the collector a small part of what it did decoded
+// (BenchmarkCollectKeptAnswers), though a larger heap still takes longer
+// to mark: the bound trades that and memory for the reads that decode a
+// digest and encode it again, fewer the more answers are held over
+// 100,000 trips read Zipf-wise (docs/benchmarks.md).
 const maxKeptAnswerBytes = 96 << 20
 
 // maxTextBytes is the most a kept answer's text is counted for: a text is
 // more compact than its JSON, and past 2 KB it is a summary.
 const maxTextBytes = 2 << 10
 
-func newKeptAnswers[K comparable, V keepable[V]]() *keptAnswers[K, V] {
-	return &keptAnswers[K, V]{held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[V]) int {
-		n := len(a.answer.EncodedJSON())
-		return 256 + n + min(n, maxTextBytes)
+func newKeptAnswers[K comparable, V registry.Kept, H any](head func(V) H, abridged func([]byte, *registry.Rendering, H) V) *keptAnswers[K, V, H] {
+	return &keptAnswers[K, V, H]{head: head, abridged: abridged, held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[H]) int {
+		return 256 + len(a.json) + min(len(a.json), maxTextBytes)
 	})}
 }
 
-// get is the answer kept for key at version on day.
-func (k *keptAnswers[K, V]) get(key K, version int64, day string) (V, bool) {
+// newKeptDetails keeps get_trip's answers.
+func newKeptDetails() *keptAnswers[string, Detail, detailHead] {
+	return newKeptAnswers[string](Detail.keptHead, abridgedDetail)
+}
+
+// newKeptLists keeps list_trips' answers.
+func newKeptLists() *keptAnswers[listKey, List, registry.PageInfo] {
+	return newKeptAnswers[listKey](List.keptHead, abridgedList)
+}
+
+// get is the answer kept for key at version on day, abridged.
+func (k *keptAnswers[K, V, H]) get(key K, version int64, day string) (V, bool) {
 	var none V
 	if k == nil {
 		return none, false
@@ -76,12 +87,12 @@ func (k *keptAnswers[K, V]) get(key K, version int64, day string) (V, bool) {
 	if !ok || held.version != version || held.day != day {
 		return none, false
 	}
-	return held.answer, true
+	return k.abridged(held.json, held.rendering, held.head), true
 }
 
-// put keeps answer, read at version on day and encoded, abridged, unless
-// one read at a later version is kept already (two readers raced).
-func (k *keptAnswers[K, V]) put(key K, version int64, day string, answer V) {
+// put keeps answer, read at version on day and encoded, unless one read
+// at a later version is kept already (two readers raced).
+func (k *keptAnswers[K, V, H]) put(key K, version int64, day string, answer V) {
 	if k == nil {
 		return
 	}
@@ -90,7 +101,7 @@ func (k *keptAnswers[K, V]) put(key K, version int64, day string, answer V) {
 	if prev, ok := k.held.Get(key); ok && prev.version > version {
 		return
 	}
-	k.held.Put(key, keptAt[V]{version: version, day: day, answer: answer.abridge()})
+	k.held.Put(key, keptAt[H]{version: version, day: day, json: answer.EncodedJSON(), rendering: answer.Rendering(), head: k.head(answer)})
 }
 
 // keeping reports whether answers read in ctx may be kept: not inside a

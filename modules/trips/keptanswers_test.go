@@ -1,6 +1,7 @@
 package trips
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"cairn.dev/cairn/recent"
 	"cairn.dev/cairn/registry"
 )
 
@@ -37,7 +39,7 @@ func TestAKeptAnswerIsAbridgedToWhatTheFacesRead(t *testing.T) {
 	list := List{Member: []Summary{{ID: "t1", StageCount: 2, TotalDistance: 141.5, CreatedAt: read, UpdatedAt: read}},
 		PageInfo: registry.PageInfo{Page: 1, ItemsPerPage: 20, TotalItems: 1}}
 
-	details := newKeptAnswers[string, Detail]()
+	details := newKeptDetails()
 	for _, d := range []Detail{done, partial, failed} {
 		t.Run(d.ID, func(t *testing.T) {
 			d.json, d.rendering = mustMarshal(t, d), new(registry.Rendering)
@@ -52,7 +54,7 @@ func TestAKeptAnswerIsAbridgedToWhatTheFacesRead(t *testing.T) {
 		})
 	}
 	t.Run("list", func(t *testing.T) {
-		lists := newKeptAnswers[listKey, List]()
+		lists := newKeptLists()
 		list.json, list.rendering = mustMarshal(t, list), new(registry.Rendering)
 		key := listKey{user: "u1", limit: 20}
 		lists.put(key, 1, "2031-05-01", list)
@@ -93,25 +95,34 @@ func mustMarshal(t testing.TB, v any) []byte {
 	return b
 }
 
-// BenchmarkCollectKeptAnswers is one collection of the heap while 5,000
-// 16-day get_trip answers are kept, held decoded beside their JSON (as
-// they once were) or abridged: the cost every collection pays for what is
-// kept, and the objects it follows.
+// BenchmarkCollectKeptAnswers is one collection of the heap while 15,000
+// 16-day get_trip answers are kept: each decoded beside its JSON (as they
+// once were), as its JSON and the value abridged to what the faces read
+// (a struct of mostly empty fields), or as its JSON and that value's head
+// (keptAnswers): the cost every collection pays for what is kept, and the
+// objects it follows.
 func BenchmarkCollectKeptAnswers(b *testing.B) {
-	const held = 5_000
+	const held = 15_000
 	for _, c := range []struct {
 		name string
-		keep func(Detail) Detail
+		hold func() func(string, Detail) any // a new holder, which keeps an answer and answers what holds them
 	}{
-		{"held=decoded", func(d Detail) Detail { return d }},
-		{"held=abridged", Detail.abridge},
+		{"held=decoded", holding(func(d Detail) Detail { return d })},
+		{"held=abridged-value", holding(func(d Detail) Detail {
+			return abridgedDetail(d.json, d.rendering, d.keptHead())
+		})},
+		{"held=head", func() func(string, Detail) any {
+			kept := newKeptDetails()
+			return func(id string, d Detail) any { kept.put(id, 1, "2031-05-01", d); return kept }
+		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			kept := make([]Detail, held)
-			for i := range kept {
+			keep := c.hold()
+			var kept any
+			for i := range held {
 				d, _ := answers()
 				d.json, d.rendering = mustMarshal(b, d), new(registry.Rendering)
-				kept[i] = c.keep(d)
+				kept = keep(fmt.Sprint(i), d)
 			}
 			for b.Loop() {
 				runtime.GC()
@@ -121,5 +132,14 @@ func BenchmarkCollectKeptAnswers(b *testing.B) {
 			b.ReportMetric(float64(m.HeapObjects), "heap-objects")
 			runtime.KeepAlive(kept)
 		})
+	}
+}
+
+// holding makes holders that keep answers as keep makes them, in a cache
+// as keptAnswers keeps its own.
+func holding(keep func(Detail) Detail) func() func(string, Detail) any {
+	return func() func(string, Detail) any {
+		held := recent.New[string, Detail](1<<40, nil)
+		return func(id string, d Detail) any { held.Put(id, keep(d)); return held }
 	}
 }

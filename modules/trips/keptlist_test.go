@@ -24,7 +24,7 @@ func TestKeptListingFollowsEveryWrite(t *testing.T) {
 	storagetest.EnginesWith(t, readSources, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := NewStore(db)
-		kept := &Trips{store: s, details: newKeptAnswers[string, Detail](), lists: newKeptAnswers[listKey, List]()}
+		kept := &Trips{store: s, details: newKeptDetails(), lists: newKeptLists()}
 		afresh := &Trips{store: s} // keeps nothing
 		user := readFixture(t, db, "lister@example.com")
 		other := readFixture(t, db, "other@example.com")

@@ -64,10 +64,10 @@ type Trips struct {
 	places   poi.Provider // in-ride search reads its index, when it has one
 	namer    places.Reverser
 	data     MapData
-	uploads  uploadSlots                  // bounds the GPX uploads read at once
-	kept     *publicCache                 // the public reads' answers, by revision (sharecache.go)
-	details  *keptAnswers[string, Detail] // get_trip's answers, by trip and revision (keptanswers.go)
-	lists    *keptAnswers[listKey, List]  // list_trips' answers, by listing stamp (keptlist.go)
+	uploads  uploadSlots                                    // bounds the GPX uploads read at once
+	kept     *publicCache                                   // the public reads' answers, by revision (sharecache.go)
+	details  *keptAnswers[string, Detail, detailHead]       // get_trip's answers, by trip and revision (keptanswers.go)
+	lists    *keptAnswers[listKey, List, registry.PageInfo] // list_trips' answers, by listing stamp (keptlist.go)
 }
 
 // New builds the module.
@@ -75,7 +75,7 @@ func New(p Params) Result {
 	t := &Trips{public: p.Public, store: p.Store, jobs: p.Jobs, progress: p.Progress, router: p.Router, geocoder: p.Geocoder,
 		places: p.Places, tickets: p.Tickets, namer: p.Namer, data: p.MapData,
 		uploads: newUploadSlots(MaxConcurrentUploads, UploadWait), kept: newPublicCache(),
-		details: newKeptAnswers[string, Detail](), lists: newKeptAnswers[listKey, List]()}
+		details: newKeptDetails(), lists: newKeptLists()}
 	pl := &Pipeline{store: p.Store, source: p.Source, jobs: p.Jobs, progress: p.Progress, places: p.Places, log: p.Log,
 		data: p.MapData, forecasts: p.Forecasts, feed: p.Events, borders: p.Borders, namer: p.Namer}
 	return Result{Trips: t, Pipeline: pl, Declare: t.Declare}

@@ -576,7 +576,7 @@ func rememberedDigestFollowsEveryWrite(t *testing.T, every time.Duration) {
 		ctx := context.Background()
 		s := NewStore(db)
 		s.SetCheckEvery(every)
-		trips := &Trips{store: s, details: newKeptAnswers[string, Detail]()}
+		trips := &Trips{store: s, details: newKeptDetails()}
 		user := readFixture(t, db, "writer@example.com")
 		start, end := "2031-05-01", "2031-05-03"
 		tr := newTrip(user, "00000000-0000-7000-8000-000000000001", "Alps", time.Now().UTC(), &start, &end)
