@@ -235,12 +235,7 @@ func (t *Trips) Detail(ctx context.Context, id string, now time.Time) (Detail, e
 		d.Partial, d.RetryAfter = true, PartialRetryAfter
 		d.Note = fmt.Sprintf("the days are not computed yet; read this trip again in %d seconds", PartialRetryAfter)
 	}
-	if keeping(ctx) && t.details != nil {
-		if d.json, err = registry.Marshal(d); err != nil {
-			d.json = nil // the face marshals it, and reports what fails
-			return d, nil
-		}
-		d.rendering = new(registry.Rendering) // shared with the kept answer: this call's text serves the next
+	if keeping(ctx) && t.details != nil && d.hold(d) {
 		t.details.put(id, tr.Revision, utcDay(now), d)
 	}
 	return d, nil

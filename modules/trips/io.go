@@ -121,23 +121,12 @@ type Detail struct {
 	CreatedAt         time.Time         `json:"createdAt" doc:"When the trip was created."`
 	UpdatedAt         time.Time         `json:"updatedAt" doc:"When the trip last changed."`
 
-	json      []byte              // the answer encoded, kept by revision (keptanswers.go); nil when not kept
-	rendering *registry.Rendering // its text, kept beside it; nil when not kept
-	abridged  bool                // the value holds only what the faces read of it (detailHead)
-	settled   registry.Settlement // when abridged, its Settlement
+	heldAnswer                     // kept by revision (keptanswers.go); abridged to a detailHead
+	settled    registry.Settlement // when abridged, its Settlement
 }
 
 // ResourceVersion implements registry.Versioned.
 func (d Detail) ResourceVersion() int64 { return d.Version }
-
-// EncodedJSON implements registry.Encoded: the answer kept, encoded.
-func (d Detail) EncodedJSON() []byte { return d.json }
-
-// Abridged implements registry.Kept.
-func (d Detail) Abridged() bool { return d.abridged }
-
-// Rendering implements registry.Kept.
-func (d Detail) Rendering() *registry.Rendering { return d.rendering }
 
 // detailHead is what a kept get_trip answer keeps of its value: what the
 // faces read of it (its version, language and settlement, the last made
@@ -153,11 +142,10 @@ func (d Detail) keptHead() detailHead {
 	return detailHead{version: d.Version, locale: d.Settings.Locale, settled: d.Settlement()}
 }
 
-// abridgedDetail is a kept get_trip answer given again: its JSON, its
-// rendering and its head.
-func abridgedDetail(json []byte, r *registry.Rendering, h detailHead) Detail {
-	return Detail{Settings: Settings{Locale: h.locale}, Version: h.version,
-		json: json, rendering: r, abridged: true, settled: h.settled}
+// abridgedDetail is a kept get_trip answer given again: what was held of
+// it and its head.
+func abridgedDetail(held heldAnswer, h detailHead) Detail {
+	return Detail{Settings: Settings{Locale: h.locale}, Version: h.version, heldAnswer: held, settled: h.settled}
 }
 
 // Settlement implements registry.Settling: the trip's computations, and
@@ -258,28 +246,17 @@ type List struct {
 	Member []Summary `json:"member" doc:"The trips of this page, newest first."`
 	registry.PageInfo
 
-	json      []byte              // the answer encoded, kept by listing stamp (keptlist.go); nil when not kept
-	rendering *registry.Rendering // its text, kept beside it; nil when not kept
-	abridged  bool                // the value holds its page alone, not its trips (keptHead)
+	heldAnswer // kept by listing stamp (keptlist.go); abridged to its page
 }
-
-// EncodedJSON implements registry.Encoded: the answer kept, encoded.
-func (l List) EncodedJSON() []byte { return l.json }
-
-// Abridged implements registry.Kept.
-func (l List) Abridged() bool { return l.abridged }
-
-// Rendering implements registry.Kept.
-func (l List) Rendering() *registry.Rendering { return l.rendering }
 
 // keptHead is what a kept list_trips answer keeps of its value: its
 // page, not its trips.
 func (l List) keptHead() registry.PageInfo { return l.PageInfo }
 
-// abridgedList is a kept list_trips answer given again: its JSON, its
-// rendering and its page.
-func abridgedList(json []byte, r *registry.Rendering, p registry.PageInfo) List {
-	return List{PageInfo: p, json: json, rendering: r, abridged: true}
+// abridgedList is a kept list_trips answer given again: what was held of
+// it and its page.
+func abridgedList(held heldAnswer, p registry.PageInfo) List {
+	return List{PageInfo: p, heldAnswer: held}
 }
 
 // Deleted is the answer of a deletion (HTTP answers 204 without it).

@@ -33,17 +33,47 @@ import (
 type keptAnswers[K comparable, V registry.Kept, H any] struct {
 	mu       sync.Mutex
 	held     *recent.Cache[K, keptAt[H]]
-	head     func(V) H                              // what is kept of an answer's value
-	abridged func([]byte, *registry.Rendering, H) V // the answer given again
+	head     func(V) H             // what is kept of an answer's value
+	abridged func(heldAnswer, H) V // the answer given again
 }
 
 // keptAt is one answer as it is kept, and what it was read at.
 type keptAt[H any] struct {
-	version   int64
-	day       string
-	json      []byte
-	rendering *registry.Rendering
-	head      H
+	version int64
+	day     string
+	held    heldAnswer
+	head    H
+}
+
+// heldAnswer is what an answer given from memory carries beside its value
+// (registry.Kept): its JSON, the rendering kept beside it, and whether the
+// value is abridged. The zero value is an answer read, not kept.
+type heldAnswer struct {
+	json      []byte              // the answer encoded; nil when not kept
+	rendering *registry.Rendering // its text, kept beside it; nil when not kept
+	abridged  bool                // the value holds only its head (keptAnswers)
+}
+
+// EncodedJSON implements registry.Encoded.
+func (h heldAnswer) EncodedJSON() []byte { return h.json }
+
+// Abridged implements registry.Kept.
+func (h heldAnswer) Abridged() bool { return h.abridged }
+
+// Rendering implements registry.Kept.
+func (h heldAnswer) Rendering() *registry.Rendering { return h.rendering }
+
+// hold encodes v, the answer h is part of, to be kept: its JSON, and a
+// rendering shared with the kept answer, so this call's text serves the
+// next. False, keeping nothing, when v cannot be encoded: the face then
+// marshals it, and reports what fails.
+func (h *heldAnswer) hold(v any) bool {
+	b, err := registry.Marshal(v)
+	if err != nil {
+		return false
+	}
+	h.json, h.rendering = b, new(registry.Rendering)
+	return true
 }
 
 // maxKeptAnswerBytes bounds each kind of answer kept: about 15,000 trips
@@ -59,9 +89,9 @@ const maxKeptAnswerBytes = 96 << 20
 // more compact than its JSON, and past 2 KB it is a summary.
 const maxTextBytes = 2 << 10
 
-func newKeptAnswers[K comparable, V registry.Kept, H any](head func(V) H, abridged func([]byte, *registry.Rendering, H) V) *keptAnswers[K, V, H] {
+func newKeptAnswers[K comparable, V registry.Kept, H any](head func(V) H, abridged func(heldAnswer, H) V) *keptAnswers[K, V, H] {
 	return &keptAnswers[K, V, H]{head: head, abridged: abridged, held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[H]) int {
-		return 256 + len(a.json) + min(len(a.json), maxTextBytes)
+		return 256 + len(a.held.json) + min(len(a.held.json), maxTextBytes)
 	})}
 }
 
@@ -87,7 +117,7 @@ func (k *keptAnswers[K, V, H]) get(key K, version int64, day string) (V, bool) {
 	if !ok || held.version != version || held.day != day {
 		return none, false
 	}
-	return k.abridged(held.json, held.rendering, held.head), true
+	return k.abridged(held.held, held.head), true
 }
 
 // put keeps answer, read at version on day and encoded, unless one read
@@ -101,7 +131,8 @@ func (k *keptAnswers[K, V, H]) put(key K, version int64, day string, answer V) {
 	if prev, ok := k.held.Get(key); ok && prev.version > version {
 		return
 	}
-	k.held.Put(key, keptAt[H]{version: version, day: day, json: answer.EncodedJSON(), rendering: answer.Rendering(), head: k.head(answer)})
+	held := heldAnswer{json: answer.EncodedJSON(), rendering: answer.Rendering(), abridged: true}
+	k.held.Put(key, keptAt[H]{version: version, day: day, held: held, head: k.head(answer)})
 }
 
 // keeping reports whether answers read in ctx may be kept: not inside a

@@ -109,7 +109,7 @@ func BenchmarkCollectKeptAnswers(b *testing.B) {
 	}{
 		{"held=decoded", holding(func(d Detail) Detail { return d })},
 		{"held=abridged-value", holding(func(d Detail) Detail {
-			return abridgedDetail(d.json, d.rendering, d.keptHead())
+			return abridgedDetail(heldAnswer{json: d.json, rendering: d.rendering, abridged: true}, d.keptHead())
 		})},
 		{"held=head", func() func(string, Detail) any {
 			kept := newKeptDetails()

@@ -3,7 +3,6 @@ package trips
 import (
 	"context"
 
-	"cairn.dev/cairn/registry"
 	"cairn.dev/cairn/storage"
 )
 
@@ -35,12 +34,9 @@ func (t *Trips) keptList(ctx context.Context, key listKey, day string, read func
 	if err != nil {
 		return List{}, err
 	}
-	if l.json, err = registry.Marshal(l); err != nil {
-		l.json = nil // the face marshals it, and reports what fails
-		return l, nil
+	if l.hold(l) {
+		t.lists.put(key, stamp, day, l)
 	}
-	l.rendering = new(registry.Rendering) // shared with the kept answer: this call's text serves the next
-	t.lists.put(key, stamp, day, l)
 	return l, nil
 }
 
