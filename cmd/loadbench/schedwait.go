@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // schedWaits is the runtime's histogram of goroutines' waits for a CPU
@@ -40,32 +40,22 @@ func readSchedWaits(urls []string) schedWaits {
 	return out
 }
 
-const schedSeries = "go_sched_latencies_seconds_bucket{le=\""
+// schedFamily is the runtime's histogram of goroutines' waits for a CPU.
+const schedFamily = "go_sched_latencies_seconds"
 
 // add adds the cumulative buckets of one exposition.
 func (w schedWaits) add(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), schedSeries)
-		if !ok {
-			continue
-		}
-		le, count, ok := strings.Cut(line, "\"} ")
-		if !ok {
-			return fmt.Errorf("metrics: unreadable bucket %q", sc.Text())
-		}
-		bound, err := strconv.ParseFloat(le, 64) // +Inf included
-		if err != nil {
-			return err
-		}
-		n, err := strconv.ParseFloat(count, 64)
-		if err != nil {
-			return err
-		}
-		w[bound] += n
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return err
 	}
-	return sc.Err()
+	for _, m := range families[schedFamily].GetMetric() {
+		for _, b := range m.GetHistogram().GetBucket() { // +Inf included
+			w[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+		}
+	}
+	return nil
 }
 
 // since is the waits counted after before.

@@ -20,7 +20,7 @@ func exposition(fast, mid, slow, over float64) string {
 		`go_sched_latencies_seconds_bucket{le="+Inf"} ` + num(fast+mid+slow+over),
 		"go_sched_latencies_seconds_count " + num(fast+mid+slow+over),
 		`go_goroutines 12`,
-	}, "\n")
+	}, "\n") + "\n"
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
