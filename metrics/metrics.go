@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Registry is a set of series.
@@ -61,6 +62,30 @@ func (c *Counter) Inc(values ...string) { c.vec.WithLabelValues(values...).Inc()
 
 // Add adds v (not negative) to the count of the given label values.
 func (c *Counter) Add(v float64, values ...string) { c.vec.WithLabelValues(values...).Add(v) }
+
+// With is the series of the given label values, looked up once: for a
+// count made on every request, where looking the labels up again at each
+// call would cost more than the count.
+func (c *Counter) With(values ...string) Series { return Series{c.vec.WithLabelValues(values...)} }
+
+// Series is one series of a Counter.
+type Series struct{ c prometheus.Counter }
+
+// Inc adds one. The zero Series counts nothing.
+func (s Series) Inc() {
+	if s.c != nil {
+		s.c.Inc()
+	}
+}
+
+// Value is the count so far.
+func (s Series) Value() float64 {
+	var m dto.Metric
+	if s.c == nil || s.c.Write(&m) != nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
+}
 
 // Histogram counts observations in buckets, by label values.
 type Histogram struct{ vec *prometheus.HistogramVec }

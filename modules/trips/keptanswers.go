@@ -35,6 +35,7 @@ type keptAnswers[K comparable, V registry.Kept, H any] struct {
 	held     *recent.Cache[K, keptAt[H]]
 	head     func(V) H             // what is kept of an answer's value
 	abridged func(heldAnswer, H) V // the answer given again
+	counts   answerCounts          // answers given from memory, and not (memoryreads.go)
 }
 
 // keptAt is one answer as it is kept, and what it was read at.
@@ -89,20 +90,20 @@ const maxKeptAnswerBytes = 96 << 20
 // more compact than its JSON, and past 2 KB it is a summary.
 const maxTextBytes = 2 << 10
 
-func newKeptAnswers[K comparable, V registry.Kept, H any](head func(V) H, abridged func(heldAnswer, H) V) *keptAnswers[K, V, H] {
-	return &keptAnswers[K, V, H]{head: head, abridged: abridged, held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[H]) int {
+func newKeptAnswers[K comparable, V registry.Kept, H any](counts answerCounts, head func(V) H, abridged func(heldAnswer, H) V) *keptAnswers[K, V, H] {
+	return &keptAnswers[K, V, H]{counts: counts, head: head, abridged: abridged, held: recent.New(maxKeptAnswerBytes, func(_ K, a keptAt[H]) int {
 		return 256 + len(a.held.json) + min(len(a.held.json), maxTextBytes)
 	})}
 }
 
 // newKeptDetails keeps get_trip's answers.
 func newKeptDetails() *keptAnswers[string, Detail, detailHead] {
-	return newKeptAnswers[string](Detail.keptHead, abridgedDetail)
+	return newKeptAnswers[string](answerCountsOn(MemoryReads, "get_trip"), Detail.keptHead, abridgedDetail)
 }
 
 // newKeptLists keeps list_trips' answers.
 func newKeptLists() *keptAnswers[listKey, List, registry.PageInfo] {
-	return newKeptAnswers[listKey](List.keptHead, abridgedList)
+	return newKeptAnswers[listKey](answerCountsOn(MemoryReads, "list_trips"), List.keptHead, abridgedList)
 }
 
 // get is the answer kept for key at version on day, abridged.
@@ -115,8 +116,10 @@ func (k *keptAnswers[K, V, H]) get(key K, version int64, day string) (V, bool) {
 	held, ok := k.held.Get(key)
 	k.mu.Unlock()
 	if !ok || held.version != version || held.day != day {
+		k.counts.built.Inc()
 		return none, false
 	}
+	k.counts.kept.Inc()
 	return k.abridged(held.held, held.head), true
 }
 

@@ -563,6 +563,7 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
 	if ok && now.Sub(cached.checked) < s.checkEvery {
+		s.counts.digestHeld.Inc()
 		return found{held: cached}, nil
 	}
 	if ok {
@@ -577,6 +578,7 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 		if revision == cached.revision {
 			cached.checked = now
 			s.keep(id, cached, epoch)
+			s.counts.digestChecked.Inc()
 			return found{held: cached}, nil
 		}
 	}
@@ -584,6 +586,7 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 	if err != nil {
 		return found{}, err
 	}
+	s.counts.digestRead.Inc()
 	s.remember(id, d, now, epoch)
 	return found{read: &d}, nil
 }

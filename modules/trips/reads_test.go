@@ -1001,3 +1001,28 @@ func everyWrite(t *testing.T, s *Store, trips *Trips, tr *Trip, call *registry.C
 		}},
 	}
 }
+
+// BenchmarkDetailMiss is get_trip's read of a trip whose digest and answer
+// are not held (a trip read for the first time, or again after it left
+// memory): the digest read, the answer built, encoded and kept, for 3 and
+// 16 days on each engine.
+func BenchmarkDetailMiss(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		for _, n := range []int{3, 16} {
+			b.Run(fmt.Sprintf("engine=%s/days=%d", engine, n), func(b *testing.B) {
+				s, id := benchTrip(b, engine, importedStages(benchTripID, n, 100, 5))
+				trips := &Trips{store: s, details: newKeptDetails()}
+				now := time.Now()
+				measureCPU(b, func() error {
+					s.forget(id)
+					trips.details.held.Forget(id)
+					d, err := trips.Detail(context.Background(), id, now)
+					if err == nil && (len(d.Days) != n || d.Abridged()) {
+						err = fmt.Errorf("%d days, abridged %v: not read afresh", len(d.Days), d.Abridged())
+					}
+					return err
+				})
+			})
+		}
+	}
+}

@@ -31,6 +31,7 @@ type Store struct {
 	// reading the trip's revision (SetCheckEvery); now is the clock.
 	checkEvery time.Duration
 	now        func() time.Time
+	counts     memoryCounts // how look answered (memoryreads.go)
 }
 
 type ownerKey struct{ user, trip string }
@@ -49,7 +50,7 @@ const maxDigests = 2_000
 // NewStore returns a store over db.
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
-		digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(), now: time.Now,
+		digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(), now: time.Now, counts: countsOn(MemoryReads),
 		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?"),
 		insertRoute: storage.Prepare(db, "INSERT INTO trip_routes (trip_id, title, source_type, raw_points, decimated, track_starts,"+
 			" distance, ascent, descent, point_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")}
