@@ -63,6 +63,31 @@ type scaleOp struct {
 	read   bool
 }
 
+// checkSizes refuses sizes the edits cannot run on, naming the flag: with
+// fewer users than connections, connections share a user, each editing
+// trips of its own (a settings edit one of the routed trips, a stage edit
+// among the rest), so each user needs two trips a sharing connection.
+func (o scaleOptions) checkSizes() error {
+	if o.conns < 1 {
+		return fmt.Errorf("-conns %d: at least one connection is needed", o.conns)
+	}
+	for _, size := range []struct {
+		flag  string
+		users int
+	}{{"-users", o.users}, {"-small-users", o.smallUsers}} {
+		if size.users < 1 {
+			return fmt.Errorf("%s %d: at least one user is needed", size.flag, size.users)
+		}
+		share := (o.conns + size.users - 1) / size.users
+		if need := 2 * share; o.tripsPerUser < need {
+			return fmt.Errorf("-trips %d: with %s %d and -conns %d, %d connections share each user and edit trips of their own, "+
+				"so each user needs at least %d trips: raise -trips or %s, or lower -conns",
+				o.tripsPerUser, size.flag, size.users, o.conns, share, need, size.flag)
+		}
+	}
+	return nil
+}
+
 // The mix: 80 % get_trip, 10 % list_trips (reads, half over each face), 5 %
 // settings edits that recut the days, 5 % edits of a day (HTTP).
 var mixOps = []scaleOp{
@@ -86,6 +111,9 @@ func runScale(args []string, stdout io.Writer) error {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	fs.StringVar(&o.pprof, "pprof", "", "OP/FACE (e.g. get_trip/http) to profile when run alone at full size, or mix or half for the whole mix at full or half load, into scale-ENGINE.prof")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := o.checkSizes(); err != nil {
 		return err
 	}
 	began := time.Now()
@@ -189,7 +217,9 @@ type scaleResult struct {
 	errors  int
 	stale   int // edits that found a newer version and were sent again
 	first   error
-	waits   schedWaits // the servers' goroutines' waits for a CPU, under the load
+	// scraped is the servers' goroutines' waits for a CPU, under the load,
+	// and how the trips' hot reads were answered; nil when not read.
+	scraped *scraped
 }
 
 type opStats struct {
@@ -645,7 +675,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	if d.started != nil {
 		d.started()
 	}
-	waits0 := readSchedWaits(d.metrics)
+	scraped0 := scrape(d.metrics)
 	db0 := cpuOf(dbPIDs)
 	cpu0 := cpuOf(pids)
 	var total float64
@@ -738,7 +768,7 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	}
 	wg.Wait()
 	out.elapsed = time.Since(start)
-	out.waits = readSchedWaits(d.metrics).since(waits0) // under load, before the jobs left drain
+	out.scraped = scrape(d.metrics).since(scraped0) // under load, before the jobs left drain
 	for _, pid := range pids {
 		waitIdle(pid, 20*time.Second) // the recuts the edits dispatched are theirs
 	}
@@ -749,6 +779,9 @@ func (d *scaleDriver) run(ops []scaleOp, face string, duration time.Duration, ra
 	}
 	return out, nil
 }
+
+// readLabels are the reads' rows, each run alone.
+var readLabels = []string{"get_trip/http", "list_trips/http", "get_trip/mcp", "list_trips/mcp"}
 
 // errStale is an edit that met a newer version (a recut moved it on): the
 // connection read the trip again and sent the edit once more.
@@ -923,12 +956,26 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 				run.engine, run.trips, run.mix.stale+run.half.stale)
 		}
 		for _, r := range []struct {
-			name  string
-			waits schedWaits
-		}{{"mix", run.mix.waits}, {"mix at half", run.half.waits}} {
-			if r.waits != nil {
+			name string
+			s    *scraped
+		}{{"mix", run.mix.scraped}, {"mix at half", run.half.scraped}} {
+			if r.s != nil {
 				fmt.Fprintf(w, "%s %d trips, %s: the servers' goroutines waited for a CPU (go_sched_latencies_seconds, its buckets' bounds): %s\n",
-					run.engine, run.trips, r.name, r.waits.describe())
+					run.engine, run.trips, r.name, r.s.waits.describe())
+			}
+		}
+		// How the reads were answered: from memory, or not. A read that
+		// grows with the trips has its misses here.
+		for _, label := range append([]string{"mix"}, readLabels...) {
+			r, ok := run.alone[label]
+			if label == "mix" {
+				r, ok = run.mix, true
+			}
+			if ok && r.scraped != nil {
+				if d := r.scraped.memory.describe(); d != "" {
+					fmt.Fprintf(w, "%s %d trips, %s: reads answered from memory (cairn_trips_memory_reads_total): %s\n",
+						run.engine, run.trips, label, d)
+				}
 			}
 		}
 	}
@@ -937,7 +984,7 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		if run.users != o.users {
 			continue
 		}
-		for _, label := range []string{"get_trip/http", "list_trips/http", "get_trip/mcp", "list_trips/mcp"} {
+		for _, label := range readLabels {
 			if r, ok := run.alone[label]; ok {
 				limit := 3.0
 				if strings.HasSuffix(label, "/mcp") {

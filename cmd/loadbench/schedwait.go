@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -19,13 +20,20 @@ import (
 // handlers.
 type schedWaits map[float64]float64
 
-// readSchedWaits reads the histogram from each metrics URL; nil when one
-// cannot be read (the line is then left out).
-func readSchedWaits(urls []string) schedWaits {
+// scraped is what a run reads of the servers' metrics pages, summed over
+// the servers.
+type scraped struct {
+	waits  schedWaits
+	memory memoryReads
+}
+
+// scrape reads the page at each metrics URL; nil when one cannot be read
+// (the lines that would tell it are then left out).
+func scrape(urls []string) *scraped {
 	if len(urls) == 0 {
 		return nil
 	}
-	out := schedWaits{}
+	out := &scraped{waits: schedWaits{}, memory: memoryReads{}}
 	for _, u := range urls {
 		res, err := http.Get(u)
 		if err != nil {
@@ -40,22 +48,36 @@ func readSchedWaits(urls []string) schedWaits {
 	return out
 }
 
-// schedFamily is the runtime's histogram of goroutines' waits for a CPU.
-const schedFamily = "go_sched_latencies_seconds"
-
-// add adds the cumulative buckets of one exposition.
-func (w schedWaits) add(r io.Reader) error {
+// add adds one server's page.
+func (s *scraped) add(r io.Reader) error {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(r)
 	if err != nil {
 		return err
 	}
+	s.waits.add(families)
+	s.memory.add(families)
+	return nil
+}
+
+// since is what was counted after before: nil without both readings.
+func (s *scraped) since(before *scraped) *scraped {
+	if s == nil || before == nil {
+		return nil
+	}
+	return &scraped{waits: s.waits.since(before.waits), memory: s.memory.since(before.memory)}
+}
+
+// schedFamily is the runtime's histogram of goroutines' waits for a CPU.
+const schedFamily = "go_sched_latencies_seconds"
+
+// add adds the cumulative buckets of one page's families.
+func (w schedWaits) add(families map[string]*dto.MetricFamily) {
 	for _, m := range families[schedFamily].GetMetric() {
 		for _, b := range m.GetHistogram().GetBucket() { // +Inf included
 			w[b.GetUpperBound()] += float64(b.GetCumulativeCount())
 		}
 	}
-	return nil
 }
 
 // since is the waits counted after before.
