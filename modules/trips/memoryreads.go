@@ -5,7 +5,8 @@ import "cairn.dev/cairn/metrics"
 // MemoryReads is the count of how the hot reads were answered, served on
 // the metrics listener as cairn_trips_memory_reads_total: what an operator
 // reads before changing digest_cache_size or adding memory. Over many
-// trips a read's cost is its hit rate (docs/operating.md).
+// trips a read's cost is its hit rate (docs/trips.md, docs/benchmarks.md).
+// Reads inside a transaction never use memory and are not counted.
 //
 // By memory and outcome:
 //   - digest (a trip's digest, read by every trip-scoped guard and
