@@ -88,7 +88,9 @@ func appendText(b []byte, s string) []byte {
 
 // decodeDays reads days as encodeDays wrote them.
 func decodeDays(b []byte) ([]DigestDay, error) {
-	r := keptReader{b: b}
+	// A 16-day digest holds some sixty texts: copied as one string and
+	// cut from it, they are one allocation rather than one each.
+	r := keptReader{b: b, s: string(b)}
 	if r.byte() != keptForm {
 		return nil, errKeptDays
 	}
@@ -142,6 +144,7 @@ func decodeDays(b []byte) ([]DigestDay, error) {
 // it reads zeros and says bad.
 type keptReader struct {
 	b   []byte
+	s   string // the whole of b as one string, when set: texts are cut from it
 	bad bool
 }
 
@@ -180,7 +183,16 @@ func (r *keptReader) float() float64 {
 	return f
 }
 
-func (r *keptReader) text() string { return string(r.run()) }
+// text reads a run as a string: a part of s when the reader has it (the
+// texts then keep the whole of it alive), a copy otherwise.
+func (r *keptReader) text() string {
+	b := r.run()
+	if r.s == "" || r.bad {
+		return string(b)
+	}
+	end := len(r.s) - len(r.b)
+	return r.s[end-len(b) : end]
+}
 
 // run reads a run of bytes written with its length first.
 func (r *keptReader) run() []byte {
