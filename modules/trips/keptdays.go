@@ -88,9 +88,7 @@ func appendText(b []byte, s string) []byte {
 
 // decodeDays reads days as encodeDays wrote them.
 func decodeDays(b []byte) ([]DigestDay, error) {
-	// A 16-day digest holds some sixty texts: copied as one string and
-	// cut from it, they are one allocation rather than one each.
-	r := keptReader{b: b, s: string(b)}
+	r := newKeptReader(b)
 	if r.byte() != keptForm {
 		return nil, errKeptDays
 	}
@@ -144,9 +142,15 @@ func decodeDays(b []byte) ([]DigestDay, error) {
 // it reads zeros and says bad.
 type keptReader struct {
 	b   []byte
-	s   string // the whole of b as one string, when set: texts are cut from it
+	s   string // the whole of b as one string, which texts are cut from
 	bad bool
 }
+
+// newKeptReader reads b. A 16-day digest holds some sixty texts: copied as
+// one string and cut from it, they are one allocation rather than one
+// each, and they keep the whole of it alive. The copy leaves them the
+// reader's own: b may be written over after.
+func newKeptReader(b []byte) keptReader { return keptReader{b: b, s: string(b)} }
 
 func (r *keptReader) byte() byte {
 	if len(r.b) == 0 {
@@ -183,13 +187,10 @@ func (r *keptReader) float() float64 {
 	return f
 }
 
-// text reads a run as a string: a part of s when the reader has it (the
-// texts then keep the whole of it alive), a copy otherwise.
+// text reads a run as a string, cut from s ("" when malformed: run then
+// reads nothing).
 func (r *keptReader) text() string {
 	b := r.run()
-	if r.s == "" || r.bad {
-		return string(b)
-	}
 	end := len(r.s) - len(r.b)
 	return r.s[end-len(b) : end]
 }

@@ -93,11 +93,11 @@ func appendPairs[M ~map[string]string](b []byte, m M) []byte {
 
 // decodeTrip reads a trip as encodeTrip wrote it.
 func decodeTrip(b []byte) (*Trip, error) {
-	r := keptReader{b: b}
+	r := newKeptReader(b)
 	t := new(Trip)
 	flags := r.byte()
 	for _, s := range [...]*string{&t.ID, &t.UserID, &t.SourceURL, &t.Locale, &t.Status} {
-		*s = r.word()
+		*s = r.text()
 	}
 	for i, p := range [...]**string{&t.Title, &t.SourceType, &t.StartDate, &t.EndDate} {
 		if flags&(tripTitle<<i) != 0 {
@@ -113,7 +113,7 @@ func decodeTrip(b []byte) (*Trip, error) {
 	if n := r.count(); n > 0 {
 		t.EnabledAccommodationTypes = make(TypeList, n-1)
 		for i := range t.EnabledAccommodationTypes {
-			t.EnabledAccommodationTypes[i] = r.word()
+			t.EnabledAccommodationTypes[i] = r.text()
 		}
 	}
 	t.ComputationStatus = readPairs[StatusMap](&r)
@@ -147,32 +147,8 @@ func readPairs[M ~map[string]string](r *keptReader) M {
 	}
 	m := make(M, n-1)
 	for range n - 1 {
-		k := r.word()
-		m[k] = r.word()
+		k := r.text()
+		m[k] = r.text()
 	}
 	return m
-}
-
-// vocabulary is the strings a trip repeats from a small vocabulary: the
-// computations' names, their statuses, the accommodation types, the trip's
-// statuses. Read as one of them, a string is not allocated again.
-var vocabulary = func() map[string]string {
-	m := map[string]string{}
-	for _, group := range [][]string{Computations, AccommodationTypes,
-		{StatusDraft, StatusReady, StatusPending, StatusRunning, StatusDone, StatusFailed, StatusSuperseded},
-		{CoverageOutOfZone, CoverageNoMapData, CoverageNotConfigured, CoverageNoDate, CoverageBeyondForecast, CoverageUnknownHoliday}} {
-		for _, w := range group {
-			m[w] = w
-		}
-	}
-	return m
-}()
-
-// word is text, the vocabulary's own string where it is one of its words.
-func (r *keptReader) word() string {
-	b := r.run()
-	if w, ok := vocabulary[string(b)]; ok { // the lookup does not allocate
-		return w
-	}
-	return string(b)
 }
