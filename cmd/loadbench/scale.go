@@ -966,16 +966,19 @@ func printScale(w io.Writer, o scaleOptions, bare []*row, bareCPU [2]time.Durati
 		}
 		// How the reads were answered: from memory, or not. A read that
 		// grows with the trips has its misses here.
-		for _, label := range append([]string{"mix"}, readLabels...) {
-			r, ok := run.alone[label]
-			if label == "mix" {
-				r, ok = run.mix, true
+		memoryLine := func(label string, r scaleResult) {
+			if r.scraped == nil {
+				return
 			}
-			if ok && r.scraped != nil {
-				if d := r.scraped.memory.describe(); d != "" {
-					fmt.Fprintf(w, "%s %d trips, %s: reads answered from memory (cairn_trips_memory_reads_total): %s\n",
-						run.engine, run.trips, label, d)
-				}
+			if d := r.scraped.memory.describe(); d != "" {
+				fmt.Fprintf(w, "%s %d trips, %s: reads answered from memory (cairn_trips_memory_reads_total): %s\n",
+					run.engine, run.trips, label, d)
+			}
+		}
+		memoryLine("mix", run.mix)
+		for _, label := range readLabels {
+			if r, ok := run.alone[label]; ok {
+				memoryLine(label, r)
 			}
 		}
 	}
