@@ -104,7 +104,7 @@ func Options(p Product, cfg config.Config, log *slog.Logger) fx.Option {
 			}
 			return &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 		}),
-		fx.Provide(provideDB, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
+		fx.Provide(provideDB, provideNotices, provideRedis, provideLimiter, provideAPI, provideChain, provideServer,
 			provideProgress, provideTickets, provideQueue, provideMetrics, registry.New),
 	}
 	for _, m := range p.Modules {
@@ -151,6 +151,18 @@ func provideDB(lc fx.Lifecycle, p Product, cfg config.Config, log *slog.Logger) 
 		OnStop: func(context.Context) error { return db.Close() },
 	})
 	return db, engine, nil
+}
+
+// provideNotices listens for the writes other replicas announce on
+// PostgreSQL (storage.Notices); nil on SQLite. It stops before the
+// database closes.
+func provideNotices(lc fx.Lifecycle, db *bun.DB, log *slog.Logger) *storage.Notices {
+	n := storage.NewNotices(db, log.With("component", "notices"))
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { n.Start(); return nil },
+		OnStop:  func(context.Context) error { n.Close(); return nil },
+	})
+	return n
 }
 
 // provideRedis returns nil when no Redis is configured: every user of it

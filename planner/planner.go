@@ -19,6 +19,7 @@ import (
 	"cairn.dev/cairn/modules/placesearch"
 	"cairn.dev/cairn/modules/route/poi"
 	"cairn.dev/cairn/modules/trips"
+	"cairn.dev/cairn/storage"
 )
 
 // Version is the product's version, set at build time.
@@ -30,6 +31,7 @@ type Settings struct {
 	DevEmail        string        `koanf:"dev_email"`
 	DigestCacheTTL  time.Duration `koanf:"digest_cache_ttl"`
 	DigestCacheSize int           `koanf:"digest_cache_size"`
+	DigestHeardTTL  time.Duration `koanf:"digest_heard_ttl"`
 	SourceAllowHTTP bool          `koanf:"source_allow_http"`
 	SourceAllow     string        `koanf:"source_allow"`
 	SourceBaseURLs  string        `koanf:"source_base_urls"`
@@ -49,6 +51,9 @@ func Decode(cfg config.Config) (Settings, error) {
 	if s.DigestCacheTTL < 0 {
 		return s, errors.New("digest_cache_ttl: must not be negative")
 	}
+	if s.DigestHeardTTL < 0 {
+		return s, errors.New("digest_heard_ttl: must not be negative")
+	}
 	if s.DigestCacheSize < 2 {
 		return s, errors.New("digest_cache_size: must be at least 2")
 	}
@@ -61,6 +66,7 @@ var devKeys = []config.Key{
 
 var tripKeys = []config.Key{
 	{Name: "digest_cache_ttl", Default: "250ms", Doc: "how long a replica answers a trip's digest (get_trip) from memory before checking the trip's revision again: a write made on another replica is read within it, one made on this replica at once; 0 checks on every read"},
+	{Name: "digest_heard_ttl", Default: "30s", Doc: "with PostgreSQL, how long a replica answers a trip's digest from memory without checking its revision while it hears the other replicas' writes (LISTEN/NOTIFY): a write made through any replica is read as soon as its notice arrives, one made outside every replica (a script) within this; while the notices are not heard, digest_cache_ttl holds; 0 does not listen"},
 	{Name: "digest_cache_size", Default: 25000, Doc: "how many trips' digests (get_trip) a replica remembers, the most recently read kept: about 2 KB a 16-day trip, held as bytes the collector does not walk, so 50 MB at the default; a read of a trip it does not hold reads the trip's row"},
 	{Name: "source_allow_http", Default: false, Doc: "let route sources use plain http (local development only)"},
 	{Name: "source_allow", Default: "", Doc: "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
@@ -112,8 +118,9 @@ func Product() app.Product {
 			{
 				Name: "trips",
 				Options: fx.Options(trips.Module,
-					fx.Decorate(func(s *trips.Store, set Settings) *trips.Store {
+					fx.Decorate(func(s *trips.Store, set Settings, n *storage.Notices) *trips.Store {
 						s.SetCheckEvery(set.DigestCacheTTL)
+						s.SetNotices(n, set.DigestHeardTTL)
 						s.SetDigestCacheSize(set.DigestCacheSize)
 						return s
 					}),

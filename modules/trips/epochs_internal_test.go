@@ -43,7 +43,7 @@ func TestAReadIsKeptBesideAnotherTripsWrite(t *testing.T) {
 			e := s.forgets.of(id)
 			s.mu.Unlock()
 			tt.meantime()
-			s.remember(id, digest{trip: &Trip{ID: id}}, time.Now(), e)
+			s.keep(id, rememberedOf(digest{trip: &Trip{ID: id}}, time.Now()), e)
 			s.mu.Lock()
 			_, ok := s.digests.Get(id)
 			s.mu.Unlock()

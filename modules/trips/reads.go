@@ -469,6 +469,7 @@ type remembered struct {
 	days     []byte
 	code     string
 	checked  time.Time
+	heard    uint64 // the generation of the notices heard when checked; 0 when none were (Store.SetNotices)
 }
 
 // rememberedOf is d held, checked at now.
@@ -506,7 +507,10 @@ func (r remembered) answer() (*Trip, []DigestDay, string, error) {
 // while it is the same. A write made through this store forgets the trip's
 // digest once it commits, so its writer, and every reader after it, reads
 // the write; a write made elsewhere (another replica, a script) is read
-// within checkEvery. Inside a transaction the digest is read afresh and not
+// within checkEvery. On PostgreSQL, while the store hears the other
+// replicas' notices (SetNotices), their writes are forgotten as their
+// notices arrive, and a digest is given without a check for up to
+// heardFor, within which a script's write is read. Inside a transaction the digest is read afresh and not
 // remembered: it may hold writes that are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
 	f, err := s.look(ctx, id)
@@ -558,11 +562,12 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 		return found{read: &d}, err
 	}
 	now := s.now()
+	heard := s.heard()
 	s.mu.Lock()
 	cached, ok := s.digests.Get(id)
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
-	if ok && now.Sub(cached.checked) < s.checkEvery {
+	if ok && (now.Sub(cached.checked) < s.checkEvery || heard != 0 && cached.heard == heard && now.Sub(cached.checked) < s.heardFor) {
 		s.counts.digestHeld.Inc()
 		return found{held: cached}, nil
 	}
@@ -576,7 +581,7 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 			return found{}, notFound(err)
 		}
 		if revision == cached.revision {
-			cached.checked = now
+			cached.checked, cached.heard = now, heard
 			s.keep(id, cached, epoch)
 			s.counts.digestChecked.Inc()
 			return found{held: cached}, nil
@@ -587,15 +592,26 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 		return found{}, err
 	}
 	s.counts.digestRead.Inc()
-	s.remember(id, d, now, epoch)
+	r := rememberedOf(d, now)
+	r.heard = heard
+	s.keep(id, r, epoch)
 	return found{read: &d}, nil
 }
 
-// remember keeps d, read (or checked) at now, unless a write to a trip of
-// its stripe was forgotten since epoch: the read may have come before that
-// write committed.
-func (s *Store) remember(id string, d digest, now time.Time, epoch epoch) {
-	s.keep(id, rememberedOf(d, now), epoch)
+// heard is the generation of the notices heard now, 0 when none are: a
+// digest remembered under it is current until a notice forgets it, as long
+// as the same generation is heard (storage.Notices.Heard). It is read
+// before the forget epoch, so that a notice heard after it forgets what
+// is read.
+func (s *Store) heard() uint64 {
+	if s.notices == nil {
+		return 0
+	}
+	gen, live := s.notices.Heard()
+	if !live {
+		return 0
+	}
+	return gen
 }
 
 // keep holds r, held as it was read, unless a write to a trip of its
@@ -625,7 +641,16 @@ func (s *Store) keep(id string, r remembered, epoch epoch) {
 func (s *Store) changed(ctx context.Context, id string) {
 	_ = storage.BeforeCommit(ctx, "trips.digest:"+id, func(ctx context.Context) error { return s.keepDigest(ctx, id) })
 	s.stamped(ctx, id)
+	s.announce(ctx, id)
 	storage.AfterCommit(ctx, func() { s.forget(id) })
+}
+
+// announce tells the other replicas (SetNotices) of a write to trip id, or
+// to every trip, once ctx's transaction commits; nothing on SQLite.
+func (s *Store) announce(ctx context.Context, id string) {
+	_ = storage.BeforeCommit(ctx, "trips.notice:"+id, func(ctx context.Context) error {
+		return storage.Notify(ctx, s.db, tripsChannel, id)
+	})
 }
 
 // forget drops the remembered digest of trip id: the next read reads the
@@ -640,6 +665,7 @@ func (s *Store) forget(id string) {
 // changedAll forgets every digest once ctx's transaction commits: for the
 // writes that name no single trip (an account's trips deleted at once).
 func (s *Store) changedAll(ctx context.Context) {
+	s.announce(ctx, everyTrip)
 	storage.AfterCommit(ctx, s.forgetAll)
 }
 

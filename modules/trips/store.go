@@ -32,6 +32,11 @@ type Store struct {
 	checkEvery time.Duration
 	now        func() time.Time
 	counts     memoryCounts // how look answered (memoryreads.go)
+	// notices, when set (PostgreSQL), tell this replica of the others'
+	// writes as they commit: a digest remembered while they are heard is
+	// given without reading its revision for up to heardFor (SetNotices).
+	notices  *storage.Notices
+	heardFor time.Duration
 }
 
 type ownerKey struct{ user, trip string }
@@ -61,6 +66,35 @@ func NewStore(db *bun.DB) *Store {
 // (writes made through this store are read at once). 0 reads the revision
 // on every call.
 func (s *Store) SetCheckEvery(d time.Duration) { s.checkEvery = d }
+
+// tripsChannel is the channel a write to a trip is announced on
+// (storage.Notify), its payload the trip's id, or everyTrip.
+const tripsChannel = "cairn_trips"
+
+// everyTrip is the payload of a write that names no single trip.
+const everyTrip = "*"
+
+// SetNotices makes the store hear the writes the other replicas sharing
+// its PostgreSQL database announce: each forgets the trip written as soon
+// as its notice is heard, and a digest remembered while notices are heard
+// is given without reading the trip's revision for up to heardFor, which
+// bounds how late a write made outside every replica (a script) is read.
+// While notices are not heard (listening lost), SetCheckEvery's check
+// holds. A nil n or a heardFor of 0 hears nothing. Called before the
+// notices start. Every write announces itself on PostgreSQL, heard or not.
+func (s *Store) SetNotices(n *storage.Notices, heardFor time.Duration) {
+	if n == nil || heardFor <= 0 {
+		return
+	}
+	s.notices, s.heardFor = n, heardFor
+	n.Hear(tripsChannel, func(id string) {
+		if id == everyTrip {
+			s.forgetAll()
+			return
+		}
+		s.forget(id)
+	})
+}
 
 // SetDigestCacheSize sets how many digests are remembered, forgetting
 // those already held. Over many trips the hit rate is what a read costs:

@@ -94,10 +94,13 @@ func WithProvider(p *Provider) apptest.Option {
 }
 
 // checkEveryRead makes every read of a trip's digest check the trip's
-// revision (digest_cache_ttl 0): tests write rows by hand and run replicas
-// side by side, then read at once. A test of the remembered digest sets it
-// back with an option of its own.
-func checkEveryRead(_ testing.TB, c *config.Config) { *c = c.With("digest_cache_ttl", "0s") }
+// revision (digest_cache_ttl 0, and no trust in notices, which arrive a
+// moment after their write: digest_heard_ttl 0): tests write rows by hand
+// and run replicas side by side, then read at once. A test of the
+// remembered digest sets them back with an option of its own.
+func checkEveryRead(_ testing.TB, c *config.Config) {
+	*c = c.With("digest_cache_ttl", "0s").With("digest_heard_ttl", "0s")
+}
 
 // App is the running trip planner and its route provider.
 type App struct {

@@ -1,0 +1,89 @@
+package trips
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"cairn.dev/cairn/metrics"
+	"cairn.dev/cairn/migrations"
+	"cairn.dev/cairn/storage"
+	"cairn.dev/cairn/storage/storagetest"
+)
+
+// TestReplicasHearEachOthersWrites: two replicas over one PostgreSQL
+// database, each hearing the other's notices. While heard, a remembered
+// digest is given without reading the revision; a write through the other
+// replica is read as soon as its notice is heard; a write made outside
+// both is read once heardFor has passed; and with listening lost, every
+// read checks the revision again (digest_cache_ttl 0 here).
+func TestReplicasHearEachOthersWrites(t *testing.T) {
+	t.Parallel()
+	url := storagetest.PostgresURL(t)
+	open := func() *Store {
+		db, _, err := storage.Open(url, "")
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		return NewStore(db)
+	}
+	a, b := open(), open()
+	ms, err := migrations.Collect(readSources...)
+	require.NoError(t, err)
+	_, err = storage.Migrate(context.Background(), a.db, ms)
+	require.NoError(t, err)
+
+	const heardFor = time.Minute
+	notices := storage.NewNotices(b.db, slog.New(slog.DiscardHandler))
+	b.SetCheckEvery(0)
+	b.SetNotices(notices, heardFor)
+	b.counts = countsOn(metrics.New().Counter("cairn_trips_memory_reads_total", "test", "memory", "outcome"))
+	clock := time.Now()
+	b.now = func() time.Time { return clock }
+	notices.Start()
+	t.Cleanup(notices.Close)
+	require.Eventually(t, func() bool { _, live := notices.Heard(); return live }, 20*time.Second, 10*time.Millisecond)
+
+	ctx := context.Background()
+	user := readFixture(t, a.db, "heard@example.com")
+	tr := newTrip(user, "00000000-0000-7000-8000-0000000000ee", "Heard", time.Now().UTC(), nil, nil)
+	require.NoError(t, a.Insert(ctx, tr))
+
+	type counts struct{ held, checked, read float64 }
+	now := func() counts {
+		return counts{b.counts.digestHeld.Value(), b.counts.digestChecked.Value(), b.counts.digestRead.Value()}
+	}
+	read := func() int64 {
+		t.Helper()
+		got, _, _, err := b.Digest(ctx, tr.ID)
+		require.NoError(t, err)
+		return got.Revision
+	}
+
+	first := read()
+	require.Equal(t, first, read())
+	require.Equal(t, counts{held: 1, read: 1}, now(), "while heard, a remembered digest is given without a check")
+
+	require.NoError(t, a.touch(ctx, tr.ID))
+	require.Eventually(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, ok := b.digests.Get(tr.ID)
+		return !ok
+	}, 20*time.Second, 10*time.Millisecond, "the other replica's write was not heard")
+	second := read()
+	require.Greater(t, second, first, "the write heard is read")
+	require.Equal(t, counts{held: 1, read: 2}, now())
+
+	writtenElsewhere(t, a.db, tr.ID, "Behind every replica's back")
+	require.Equal(t, second, read(), "a write announced by nobody is not read within heardFor")
+	clock = clock.Add(heardFor)
+	require.Greater(t, read(), second, "once heardFor has passed, the revision is read again")
+	require.Equal(t, counts{held: 2, read: 3}, now())
+
+	notices.Close()
+	read()
+	require.Equal(t, counts{held: 2, checked: 1, read: 3}, now(), "not heard: every read checks the revision")
+}
