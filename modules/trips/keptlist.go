@@ -2,6 +2,7 @@ package trips
 
 import (
 	"context"
+	"time"
 
 	"cairn.dev/cairn/storage"
 )
@@ -15,7 +16,8 @@ type listKey struct {
 
 // keptList answers list_trips from a page kept at the user's listing stamp
 // and day, checked by one read of a key on every call on every replica
-// alike, or reads it, encodes it and keeps it. The stamp is read before the
+// alike (remembered while the replicas' notices are heard: listingStamp),
+// or reads it, encodes it and keeps it. The stamp is read before the
 // page, so what is kept is at least as new as the stamp it is kept at.
 // Inside a transaction nothing is kept or given: a write it made would not
 // be stamped until it commits, and may be rolled back.
@@ -42,8 +44,21 @@ func (t *Trips) keptList(ctx context.Context, key listKey, day string, read func
 
 // listingStamp is how often the trips of userID were written (0 before
 // the first write stamped): a listing read at a stamp is the same while
-// the stamp stands.
+// the stamp stands. While the other replicas' notices are heard
+// (SetNotices) a stamp read is remembered, and given again for up to
+// heardFor unless a notice of a write to the user's trips forgets it.
 func (s *Store) listingStamp(ctx context.Context, userID string) (int64, error) {
+	heard, now := s.heard(), s.now()
+	var forgets uint64
+	if heard != 0 {
+		s.mu.Lock()
+		r, ok := s.stamps[userID]
+		forgets = s.stampForgets // a forget after this makes what is read below too old to keep
+		s.mu.Unlock()
+		if ok && r.heard == heard && now.Sub(r.at) < s.heardFor {
+			return r.stamp, nil
+		}
+	}
 	row, err := s.reads.listingStamp.QueryRow(ctx, userID)
 	if err != nil {
 		return 0, err
@@ -52,7 +67,48 @@ func (s *Store) listingStamp(ctx context.Context, userID string) (int64, error) 
 	if err := row.Scan(&stamp); err != nil && !storage.NoRows(err) {
 		return 0, err
 	}
+	if heard != 0 {
+		s.mu.Lock()
+		if s.stampForgets == forgets {
+			if len(s.stamps) >= maxStamps {
+				clear(s.stamps) // start afresh: a stamp not held costs one read of a key
+			}
+			s.stamps[userID] = heardStamp{stamp: stamp, heard: heard, at: now}
+		}
+		s.mu.Unlock()
+	}
 	return stamp, nil
+}
+
+// heardStamp is a listing stamp remembered while notices were heard.
+type heardStamp struct {
+	stamp int64
+	heard uint64 // the notices' generation it was read under
+	at    time.Time
+}
+
+// maxStamps is how many users' stamps a replica remembers before starting
+// afresh: a few hundred kilobytes.
+const maxStamps = 10_000
+
+// listingsChannel is the channel a moved listing stamp is announced on,
+// its payload the user's id.
+const listingsChannel = "cairn_listings"
+
+// forgetStamp drops the stamp remembered for userID, and every stamp read
+// in flight.
+func (s *Store) forgetStamp(userID string) {
+	s.mu.Lock()
+	delete(s.stamps, userID)
+	s.stampForgets++
+	s.mu.Unlock()
+}
+
+// stampMoved forgets userID's stamp here once ctx's transaction commits,
+// and tells the other replicas, who forget it as they hear it.
+func (s *Store) stampMoved(ctx context.Context, userID string) error {
+	storage.AfterCommit(ctx, func() { s.forgetStamp(userID) })
+	return storage.Notify(ctx, s.db, listingsChannel, userID)
 }
 
 // stamped moves the listing stamp of trip id's owner on, inside the
@@ -62,8 +118,18 @@ func (s *Store) listingStamp(ctx context.Context, userID string) (int64, error) 
 // a failure is left, as keepDigest's is: the write stands.
 func (s *Store) stamped(ctx context.Context, id string) {
 	_ = storage.BeforeCommit(ctx, "trips.listing:"+id, func(ctx context.Context) error {
-		_, err := s.reads.stampOwner.Exec(ctx, id)
-		return err
+		row, err := s.reads.stampOwner.QueryRow(ctx, id)
+		if err != nil {
+			return err
+		}
+		var owner string
+		if err := row.Scan(&owner); err != nil {
+			if storage.NoRows(err) {
+				return nil // the trip is gone: its deletion stamps its owner (stampedUser)
+			}
+			return err
+		}
+		return s.stampMoved(ctx, owner)
 	})
 }
 
@@ -72,7 +138,9 @@ func (s *Store) stamped(ctx context.Context, id string) {
 // deletion).
 func (s *Store) stampedUser(ctx context.Context, userID string) {
 	_ = storage.BeforeCommit(ctx, "trips.listing-user:"+userID, func(ctx context.Context) error {
-		_, err := s.reads.stampUser.Exec(ctx, userID)
-		return err
+		if _, err := s.reads.stampUser.Exec(ctx, userID); err != nil {
+			return err
+		}
+		return s.stampMoved(ctx, userID)
 	})
 }

@@ -22,29 +22,9 @@ import (
 // read checks the revision again (digest_cache_ttl 0 here).
 func TestReplicasHearEachOthersWrites(t *testing.T) {
 	t.Parallel()
-	url := storagetest.PostgresURL(t)
-	open := func() *Store {
-		db, _, err := storage.Open(url, "")
-		require.NoError(t, err)
-		t.Cleanup(func() { db.Close() })
-		return NewStore(db)
-	}
-	a, b := open(), open()
-	ms, err := migrations.Collect(readSources...)
-	require.NoError(t, err)
-	_, err = storage.Migrate(context.Background(), a.db, ms)
-	require.NoError(t, err)
-
-	const heardFor = time.Minute
-	notices := storage.NewNotices(b.db, slog.New(slog.DiscardHandler))
+	a, b, notices, clock := hearingReplicas(t)
 	b.SetCheckEvery(0)
-	b.SetNotices(notices, heardFor)
 	b.counts = countsOn(metrics.New().Counter("cairn_trips_memory_reads_total", "test", "memory", "outcome"))
-	clock := time.Now()
-	b.now = func() time.Time { return clock }
-	notices.Start()
-	t.Cleanup(notices.Close)
-	require.Eventually(t, func() bool { _, live := notices.Heard(); return live }, 20*time.Second, 10*time.Millisecond)
 
 	ctx := context.Background()
 	user := readFixture(t, a.db, "heard@example.com")
@@ -79,11 +59,93 @@ func TestReplicasHearEachOthersWrites(t *testing.T) {
 
 	writtenElsewhere(t, a.db, tr.ID, "Behind every replica's back")
 	require.Equal(t, second, read(), "a write announced by nobody is not read within heardFor")
-	clock = clock.Add(heardFor)
+	*clock = clock.Add(heardFor)
 	require.Greater(t, read(), second, "once heardFor has passed, the revision is read again")
 	require.Equal(t, counts{held: 2, read: 3}, now())
 
 	notices.Close()
 	read()
 	require.Equal(t, counts{held: 2, checked: 1, read: 3}, now(), "not heard: every read checks the revision")
+}
+
+// heardFor is the time a replica gives what it remembers while it hears
+// the others, in these tests.
+const heardFor = time.Minute
+
+// hearingReplicas are two replicas over one PostgreSQL database, the
+// second hearing the notices (SetNotices, heardFor) on a clock of the
+// test's own.
+func hearingReplicas(t *testing.T) (a, b *Store, notices *storage.Notices, clock *time.Time) {
+	t.Helper()
+	url := storagetest.PostgresURL(t)
+	open := func() *Store {
+		db, _, err := storage.Open(url, "")
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		return NewStore(db)
+	}
+	a, b = open(), open()
+	ms, err := migrations.Collect(readSources...)
+	require.NoError(t, err)
+	_, err = storage.Migrate(context.Background(), a.db, ms)
+	require.NoError(t, err)
+
+	notices = storage.NewNotices(b.db, slog.New(slog.DiscardHandler))
+	b.SetNotices(notices, heardFor)
+	at := time.Now()
+	clock = &at
+	b.now = func() time.Time { return *clock }
+	notices.Start()
+	t.Cleanup(notices.Close)
+	require.Eventually(t, func() bool { _, live := notices.Heard(); return live }, 20*time.Second, 10*time.Millisecond)
+	return a, b, notices, clock
+}
+
+// TestReplicasHearEachOthersListings: while heard, a user's listing stamp
+// is remembered; a write through the other replica moves it as soon as its
+// notice is heard, one through this replica at once; one made by hand
+// within heardFor; and with listening lost, every call reads it.
+func TestReplicasHearEachOthersListings(t *testing.T) {
+	t.Parallel()
+	a, b, notices, clock := hearingReplicas(t)
+	ctx := context.Background()
+	user := readFixture(t, a.db, "listed@example.com")
+	tr := newTrip(user, "00000000-0000-7000-8000-0000000000ef", "Listed", time.Now().UTC(), nil, nil)
+	require.NoError(t, a.Insert(ctx, tr))
+	require.Eventually(t, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.stampForgets > 0
+	}, 20*time.Second, 10*time.Millisecond, "the creation's notice was not heard")
+	stamp := func() int64 {
+		t.Helper()
+		got, err := b.listingStamp(ctx, user)
+		require.NoError(t, err)
+		return got
+	}
+	byHand := func() {
+		t.Helper()
+		_, err := a.db.NewRaw("UPDATE trip_listing_stamps SET stamp = stamp + 100 WHERE user_id = ?", user).Exec(ctx)
+		require.NoError(t, err)
+	}
+
+	first := stamp()
+	byHand()
+	require.Equal(t, first, stamp(), "while heard, the stamp is remembered")
+	*clock = clock.Add(heardFor)
+	second := stamp()
+	require.Greater(t, second, first, "once heardFor has passed, the stamp is read again")
+
+	require.NoError(t, a.touch(ctx, tr.ID))
+	require.Eventually(t, func() bool { return stamp() > second }, 20*time.Second, 10*time.Millisecond,
+		"the other replica's write was not heard")
+	third := stamp()
+
+	require.NoError(t, b.touch(ctx, tr.ID))
+	require.Greater(t, stamp(), third, "this replica's own write is listed at once")
+
+	notices.Close()
+	fourth := stamp()
+	byHand()
+	require.Greater(t, stamp(), fourth, "not heard: every call reads the stamp")
 }

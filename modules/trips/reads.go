@@ -163,7 +163,7 @@ func prepareReads(db *bun.DB) reads {
 			", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?"),
 		listingStamp: storage.Prepare(db, "SELECT stamp FROM trip_listing_stamps WHERE user_id = ?"),
 		// SQLite reads an upsert's SELECT unambiguously only with a WHERE.
-		stampOwner:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain),
+		stampOwner:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain+" RETURNING user_id"),
 		stampUser:   storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
 		dayOutcomes: storage.Prepare(db, "SELECT id, alerts, coverage FROM stages WHERE trip_id = ?"),
 		lockTrip:    storage.Prepare(db, "SELECT generation, computation_status, completion_announced FROM trips WHERE id = ?"+forUpdate(db)),
@@ -674,6 +674,8 @@ func (s *Store) forgetAll() {
 	s.mu.Lock()
 	s.digests.Clear()
 	s.forgets.forgotAll()
+	clear(s.stamps)
+	s.stampForgets++
 	s.mu.Unlock()
 }
 

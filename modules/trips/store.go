@@ -37,6 +37,10 @@ type Store struct {
 	// given without reading its revision for up to heardFor (SetNotices).
 	notices  *storage.Notices
 	heardFor time.Duration
+	// stamps are the listing stamps remembered while notices are heard,
+	// by user (listingStamp); stampForgets counts their forgets.
+	stamps       map[string]heardStamp
+	stampForgets uint64
 }
 
 type ownerKey struct{ user, trip string }
@@ -75,10 +79,11 @@ const tripsChannel = "cairn_trips"
 const everyTrip = "*"
 
 // SetNotices makes the store hear the writes the other replicas sharing
-// its PostgreSQL database announce: each forgets the trip written as soon
-// as its notice is heard, and a digest remembered while notices are heard
-// is given without reading the trip's revision for up to heardFor, which
-// bounds how late a write made outside every replica (a script) is read.
+// its PostgreSQL database announce: each forgets the trip written, and its
+// owner's listing stamp, as soon as its notice is heard, and a digest or a
+// stamp remembered while notices are heard is given without reading the
+// database for up to heardFor, which bounds how late a write made outside
+// every replica (a script) is read.
 // While notices are not heard (listening lost), SetCheckEvery's check
 // holds. A nil n or a heardFor of 0 hears nothing. Called before the
 // notices start. Every write announces itself on PostgreSQL, heard or not.
@@ -86,7 +91,7 @@ func (s *Store) SetNotices(n *storage.Notices, heardFor time.Duration) {
 	if n == nil || heardFor <= 0 {
 		return
 	}
-	s.notices, s.heardFor = n, heardFor
+	s.notices, s.heardFor, s.stamps = n, heardFor, map[string]heardStamp{}
 	n.Hear(tripsChannel, func(id string) {
 		if id == everyTrip {
 			s.forgetAll()
@@ -94,6 +99,7 @@ func (s *Store) SetNotices(n *storage.Notices, heardFor time.Duration) {
 		}
 		s.forget(id)
 	})
+	n.Hear(listingsChannel, s.forgetStamp)
 }
 
 // SetDigestCacheSize sets how many digests are remembered, forgetting
