@@ -66,7 +66,7 @@ var devKeys = []config.Key{
 
 var tripKeys = []config.Key{
 	{Name: "digest_cache_ttl", Default: "250ms", Doc: "how long a replica answers a trip's digest (get_trip) from memory before checking the trip's revision again: a write made on another replica is read within it, one made on this replica at once; 0 checks on every read"},
-	{Name: "digest_heard_ttl", Default: "30s", Doc: "with PostgreSQL, how long a replica answers a trip's digest from memory without checking its revision while it hears the other replicas' writes (LISTEN/NOTIFY): a write made through any replica is read as soon as its notice arrives, one made outside every replica (a script) within this; while the notices are not heard, digest_cache_ttl holds; 0 does not listen"},
+	{Name: "digest_heard_ttl", Default: "30s", Doc: "with PostgreSQL, how long a replica answers a trip's digest, and a user's listing stamp, from memory without reading them again while it hears the other replicas' writes (LISTEN/NOTIFY): a write made through any replica is read as soon as its notice arrives, one made outside every replica (a script) within this; while the notices are not heard, digest_cache_ttl holds; 0 does not listen"},
 	{Name: "digest_cache_size", Default: 25000, Doc: "how many trips' digests (get_trip) a replica remembers, the most recently read kept: about 2 KB a 16-day trip, held as bytes the collector does not walk, so 50 MB at the default; a read of a trip it does not hold reads the trip's row"},
 	{Name: "source_allow_http", Default: false, Doc: "let route sources use plain http (local development only)"},
 	{Name: "source_allow", Default: "", Doc: "comma-separated address ranges route fetching may reach despite the SSRF rules (e.g. 127.0.0.1/32 for local development); empty by default"},
