@@ -510,8 +510,9 @@ func (r remembered) answer() (*Trip, []DigestDay, string, error) {
 // within checkEvery. On PostgreSQL, while the store hears the other
 // replicas' notices (SetNotices), their writes are forgotten as their
 // notices arrive, and a digest is given without a check for up to
-// heardFor, within which a script's write is read. Inside a transaction the digest is read afresh and not
-// remembered: it may hold writes that are then rolled back.
+// heardFor, within which a script's write is read. Inside a transaction
+// the digest is read afresh and not remembered: it may hold writes that
+// are then rolled back.
 func (s *Store) Digest(ctx context.Context, id string) (*Trip, []DigestDay, string, error) {
 	f, err := s.look(ctx, id)
 	if err != nil {
