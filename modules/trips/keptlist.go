@@ -115,21 +115,31 @@ func (s *Store) stampMoved(ctx context.Context, userID string) error {
 // transaction ctx carries, after its writes and before it commits (at once
 // outside one): a stamp moved before a write, a listing read meanwhile
 // would be kept at the new stamp with the old rows. Outside a transaction
-// a failure is left, as keepDigest's is: the write stands.
+// a failure is left, as keepDigest's is: the write stands. On PostgreSQL
+// the same statement announces the write to the other replicas, the trip's
+// and its owner's listing's, heard once it commits (SetNotices), and the
+// owner's stamp is forgotten here at commit.
 func (s *Store) stamped(ctx context.Context, id string) {
 	_ = storage.BeforeCommit(ctx, "trips.listing:"+id, func(ctx context.Context) error {
-		row, err := s.reads.stampOwner.QueryRow(ctx, id)
+		if !s.reads.announces {
+			_, err := s.reads.stampOwner.Exec(ctx, id)
+			return err
+		}
+		row, err := s.reads.stampOwner.QueryRow(ctx, id, id)
 		if err != nil {
 			return err
 		}
 		var owner string
 		if err := row.Scan(&owner); err != nil {
 			if storage.NoRows(err) {
-				return nil // the trip is gone: its deletion stamps its owner (stampedUser)
+				// The trip is gone: its deletion stamps its owner
+				// (stampedUser), and the trip is announced alone.
+				return storage.Notify(ctx, s.db, tripsChannel, id)
 			}
 			return err
 		}
-		return s.stampMoved(ctx, owner)
+		storage.AfterCommit(ctx, func() { s.forgetStamp(owner) })
+		return nil
 	})
 }
 

@@ -127,6 +127,9 @@ type reads struct {
 	listingStamp *storage.Stmt
 	stampOwner   *storage.Stmt
 	stampUser    *storage.Stmt
+	// announces says stampOwner also sends a write's notices and answers
+	// the owner (PostgreSQL).
+	announces bool
 	// dayOutcomes and saveDay are saveOutcome's, which runs for every
 	// enrichment of every recut, once for the trip and once per day: bun's
 	// text, new at each value, was parsed again each time (a sixth of a
@@ -145,6 +148,10 @@ type reads struct {
 // stampAgain moves a listing stamp on that exists: both engines' upsert.
 const stampAgain = " ON CONFLICT (user_id) DO UPDATE SET stamp = trip_listing_stamps.stamp + 1"
 
+// stampOwner moves the listing stamp of a trip's owner on. SQLite reads an
+// upsert's SELECT unambiguously only with a WHERE.
+const stampOwner = "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?" + stampAgain
+
 func prepareReads(db *bun.DB) reads {
 	r := reads{
 		trip:  storage.Prepare(db, "SELECT "+tripColumns+" FROM trips WHERE id = ?"),
@@ -162,11 +169,10 @@ func prepareReads(db *bun.DB) reads {
 		keep: storage.Prepare(db, "UPDATE trips AS t SET days_digest = ?, days_digest_revision = ?, listed_days = "+countedDays+
 			", listed_distance = "+summedDistance+" WHERE t.id = ? AND t.revision = ?"),
 		listingStamp: storage.Prepare(db, "SELECT stamp FROM trip_listing_stamps WHERE user_id = ?"),
-		// SQLite reads an upsert's SELECT unambiguously only with a WHERE.
-		stampOwner:  storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) SELECT user_id, 1 FROM trips WHERE id = ?"+stampAgain+" RETURNING user_id"),
-		stampUser:   storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
-		dayOutcomes: storage.Prepare(db, "SELECT id, alerts, coverage FROM stages WHERE trip_id = ?"),
-		lockTrip:    storage.Prepare(db, "SELECT generation, computation_status, completion_announced FROM trips WHERE id = ?"+forUpdate(db)),
+		stampOwner:   storage.Prepare(db, stampOwner),
+		stampUser:    storage.Prepare(db, "INSERT INTO trip_listing_stamps (user_id, stamp) VALUES (?, 1)"+stampAgain),
+		dayOutcomes:  storage.Prepare(db, "SELECT id, alerts, coverage FROM stages WHERE trip_id = ?"),
+		lockTrip:     storage.Prepare(db, "SELECT generation, computation_status, completion_announced FROM trips WHERE id = ?"+forUpdate(db)),
 		setStatus: storage.Prepare(db, "UPDATE trips SET computation_status = ?, completion_announced = ?, "+bumpKeeping+
 			" WHERE id = ?"),
 		// A day's data of another kind than the outcome's is kept: each
@@ -176,6 +182,13 @@ func prepareReads(db *bun.DB) reads {
 			"events = CASE WHEN ? THEN ? ELSE events END WHERE id = ?"),
 	}
 	if db.Dialect().Name() == dialect.PG {
+		// The stamp's statement also announces the write (the trip's notice
+		// and its owner's listing's: Store.SetNotices), one round trip for
+		// the three, and answers the owner, whose stamp the writer forgets
+		// at commit. No row: the trip is gone.
+		r.announces = true
+		r.stampOwner = storage.Prepare(db, "WITH s AS ("+stampOwner+" RETURNING user_id) SELECT s.user_id FROM s, "+
+			"LATERAL (SELECT pg_notify('"+tripsChannel+"', ?), pg_notify('"+listingsChannel+"', s.user_id)) AS n")
 		r.saveDays = storage.Prepare(db, "UPDATE stages AS s SET alerts = v.alerts, coverage = v.coverage, "+
 			"weather = CASE WHEN ? THEN v.weather ELSE s.weather END, resupply = CASE WHEN ? THEN v.resupply ELSE s.resupply END, "+
 			"events = CASE WHEN ? THEN v.events ELSE s.events END "+
@@ -641,17 +654,8 @@ func (s *Store) keep(id string, r remembered, epoch epoch) {
 // the revision, and reads join the days until the next write.
 func (s *Store) changed(ctx context.Context, id string) {
 	_ = storage.BeforeCommit(ctx, "trips.digest:"+id, func(ctx context.Context) error { return s.keepDigest(ctx, id) })
-	s.stamped(ctx, id)
-	s.announce(ctx, id)
+	s.stamped(ctx, id) // and on PostgreSQL announces the write to the other replicas
 	storage.AfterCommit(ctx, func() { s.forget(id) })
-}
-
-// announce tells the other replicas (SetNotices) of a write to trip id, or
-// to every trip, once ctx's transaction commits; nothing on SQLite.
-func (s *Store) announce(ctx context.Context, id string) {
-	_ = storage.BeforeCommit(ctx, "trips.notice:"+id, func(ctx context.Context) error {
-		return storage.Notify(ctx, s.db, tripsChannel, id)
-	})
 }
 
 // forget drops the remembered digest of trip id: the next read reads the
@@ -666,7 +670,9 @@ func (s *Store) forget(id string) {
 // changedAll forgets every digest once ctx's transaction commits: for the
 // writes that name no single trip (an account's trips deleted at once).
 func (s *Store) changedAll(ctx context.Context) {
-	s.announce(ctx, everyTrip)
+	_ = storage.BeforeCommit(ctx, "trips.notice:"+everyTrip, func(ctx context.Context) error {
+		return storage.Notify(ctx, s.db, tripsChannel, everyTrip)
+	})
 	storage.AfterCommit(ctx, s.forgetAll)
 }
 
