@@ -24,8 +24,8 @@ import (
 //
 // Listening holds one connection of the pool. While it is down (the
 // connection lost, the database restarting) notices sent meanwhile are
-// lost: Heard says so, and a reader then checks what it remembers as it
-// would without notices. Each time listening starts again its generation
+// lost: Heard says so (0), and a reader then checks what it remembers as
+// it would without notices. Each time listening starts again its generation
 // moves on, so what was remembered before the gap is checked too.
 //
 // On SQLite there is no other process to tell: NewNotices answers nil,
@@ -68,18 +68,17 @@ func (n *Notices) Hear(channel string, fn func(payload string)) {
 	n.hearers[channel] = append(n.hearers[channel], fn)
 }
 
-// Heard reports the generation of the listening now and whether it is
-// live. Something remembered at one generation while live may be given
-// without a check as long as Heard answers the same generation, live: no
-// notice can have been missed in between.
-func (n *Notices) Heard() (gen uint64, live bool) {
-	if n == nil {
-		return 0, false
-	}
+// Heard reports the generation of the listening now, 0 while nothing
+// listens (generations start at 1). Something remembered under one
+// generation may be given without a check as long as Heard answers the
+// same: no notice can have been missed in between.
+func (n *Notices) Heard() uint64 {
 	// live first: a generation read after it is at least the one it
 	// belongs to, so a listening lost in between shows as a new one.
-	live = n.live.Load()
-	return n.gen.Load(), live
+	if n == nil || !n.live.Load() {
+		return 0
+	}
+	return n.gen.Load()
 }
 
 // Start listens until Close, starting again after any failure (waiting

@@ -15,40 +15,58 @@ import (
 
 // TestAReadIsKeptBesideAnotherTripsWrite: a read that raced with the
 // write of another trip is remembered; one that raced with a write of its
-// own trip, or of every trip, is not.
+// own trip, or of every trip, is not. The same holds of a listing stamp
+// and its user.
 func TestAReadIsKeptBesideAnotherTripsWrite(t *testing.T) {
 	t.Parallel()
-	s := &Store{digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs()}
+	s := &Store{digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(),
+		stamps: recent.New[string, heardStamp](maxStamps, nil), stampForgets: newEpochs()}
 	const id = "00000000-0000-7000-8000-000000000001"
-	other := ""
-	for i := 2; other == ""; i++ {
-		if c := fmt.Sprintf("00000000-0000-7000-8000-%012d", i); s.forgets.stripe(c) != s.forgets.stripe(id) {
-			other = c
-		}
-	}
-	tests := []struct {
-		name     string
-		meantime func()
-		want     bool
+	memories := []struct {
+		name   string
+		forget func(id string)
+		epochs *epochs
+		keep   func(id string, e epoch)
+		held   func(id string) bool
 	}{
-		{"nothing written", func() {}, true},
-		{"another trip written", func() { s.forget(other) }, true},
-		{"this trip written", func() { s.forget(id) }, false},
-		{"every trip written", s.forgetAll, false},
+		{"digest", s.forget, &s.forgets,
+			func(id string, e epoch) { s.keep(id, rememberedOf(digest{trip: &Trip{ID: id}}, time.Now()), e) },
+			func(id string) bool { _, ok := s.digests.Get(id); return ok }},
+		{"listing stamp", s.forgetStamp, &s.stampForgets,
+			func(id string, e epoch) { s.keepStamp(id, heardStamp{stamp: 1, heard: 1, at: time.Now()}, e) },
+			func(id string) bool { _, ok := s.stamps.Get(id); return ok }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { // not parallel: one store
-			s.forget(id)
-			s.mu.Lock()
-			e := s.forgets.of(id)
-			s.mu.Unlock()
-			tt.meantime()
-			s.keep(id, rememberedOf(digest{trip: &Trip{ID: id}}, time.Now()), e)
-			s.mu.Lock()
-			_, ok := s.digests.Get(id)
-			s.mu.Unlock()
-			require.Equal(t, tt.want, ok)
-		})
+	for _, m := range memories {
+		other := "" // in another stripe than id's
+		for i := 2; other == ""; i++ {
+			if c := fmt.Sprintf("00000000-0000-7000-8000-%012d", i); m.epochs.stripe(c) != m.epochs.stripe(id) {
+				other = c
+			}
+		}
+		tests := []struct {
+			name     string
+			meantime func()
+			want     bool
+		}{
+			{"nothing written", func() {}, true},
+			{"another written", func() { m.forget(other) }, true},
+			{"this one written", func() { m.forget(id) }, false},
+			{"every trip written", s.forgetAll, false},
+		}
+		for _, tt := range tests {
+			t.Run(m.name+"/"+tt.name, func(t *testing.T) { // not parallel: one store
+				m.forget(id)
+				s.mu.Lock()
+				e := m.epochs.of(id)
+				s.mu.Unlock()
+				tt.meantime()
+				m.keep(id, e)
+				s.mu.Lock()
+				ok := m.held(id)
+				s.mu.Unlock()
+				require.Equal(t, tt.want, ok)
+			})
+		}
 	}
 }
 

@@ -48,14 +48,14 @@ func (t *Trips) keptList(ctx context.Context, key listKey, day string, read func
 // (SetNotices) a stamp read is remembered, and given again for up to
 // heardFor unless a notice of a write to the user's trips forgets it.
 func (s *Store) listingStamp(ctx context.Context, userID string) (int64, error) {
-	heard, now := s.heard(), s.now()
-	var forgets uint64
+	heard, now := s.notices.Heard(), s.now()
+	var epoch epoch
 	if heard != 0 {
 		s.mu.Lock()
-		r, ok := s.stamps[userID]
-		forgets = s.stampForgets // a forget after this makes what is read below too old to keep
+		r, ok := s.stamps.Get(userID)
+		epoch = s.stampForgets.of(userID) // a forget after this makes what is read below too old to keep
 		s.mu.Unlock()
-		if ok && r.heard == heard && now.Sub(r.at) < s.heardFor {
+		if ok && s.stillHeard(r.heard, r.at, heard, now) {
 			return r.stamp, nil
 		}
 	}
@@ -68,16 +68,20 @@ func (s *Store) listingStamp(ctx context.Context, userID string) (int64, error) 
 		return 0, err
 	}
 	if heard != 0 {
-		s.mu.Lock()
-		if s.stampForgets == forgets {
-			if len(s.stamps) >= maxStamps {
-				clear(s.stamps) // start afresh: a stamp not held costs one read of a key
-			}
-			s.stamps[userID] = heardStamp{stamp: stamp, heard: heard, at: now}
-		}
-		s.mu.Unlock()
+		s.keepStamp(userID, heardStamp{stamp: stamp, heard: heard, at: now}, epoch)
 	}
 	return stamp, nil
+}
+
+// keepStamp holds r, userID's stamp as it was read, unless a write to the
+// trips of a user of its stripe was forgotten since epoch, as keep does a
+// digest.
+func (s *Store) keepStamp(userID string, r heardStamp, epoch epoch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stampForgets.of(userID) == epoch {
+		s.stamps.Put(userID, r)
+	}
 }
 
 // heardStamp is a listing stamp remembered while notices were heard.
@@ -87,8 +91,8 @@ type heardStamp struct {
 	at    time.Time
 }
 
-// maxStamps is how many users' stamps a replica remembers before starting
-// afresh: a few hundred kilobytes.
+// maxStamps is how many users' stamps a replica remembers, the recently
+// read kept: a few hundred kilobytes.
 const maxStamps = 10_000
 
 // listingsChannel is the channel a moved listing stamp is announced on,
@@ -99,8 +103,8 @@ const listingsChannel = "cairn_listings"
 // in flight.
 func (s *Store) forgetStamp(userID string) {
 	s.mu.Lock()
-	delete(s.stamps, userID)
-	s.stampForgets++
+	s.stamps.Forget(userID)
+	s.stampForgets.forgot(userID)
 	s.mu.Unlock()
 }
 

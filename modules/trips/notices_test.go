@@ -109,7 +109,7 @@ func hearingReplicas(t *testing.T) (a, b *Store, notices *storage.Notices, clock
 	b.now = func() time.Time { return *clock }
 	notices.Start()
 	t.Cleanup(notices.Close)
-	require.Eventually(t, func() bool { _, live := notices.Heard(); return live }, 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return notices.Heard() != 0 }, 20*time.Second, 10*time.Millisecond)
 	return a, b, notices, clock
 }
 
@@ -118,14 +118,14 @@ func hearingReplicas(t *testing.T) (a, b *Store, notices *storage.Notices, clock
 // nothing heard later belongs to it.
 func created(t *testing.T, a, b *Store, tr *Trip) {
 	t.Helper()
-	forgets := func() uint64 {
+	forgets := func() epoch {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		return b.stampForgets
+		return b.stampForgets.of(tr.UserID)
 	}
 	before := forgets()
 	require.NoError(t, a.Insert(context.Background(), tr))
-	require.Eventually(t, func() bool { return forgets() > before }, 20*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return forgets() != before }, 20*time.Second, 10*time.Millisecond,
 		"the creation's notice was not heard")
 }
 

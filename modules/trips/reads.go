@@ -576,12 +576,12 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 		return found{read: &d}, err
 	}
 	now := s.now()
-	heard := s.heard()
+	heard := s.notices.Heard() // before the epoch: a notice heard after it forgets what is read below
 	s.mu.Lock()
 	cached, ok := s.digests.Get(id)
 	epoch := s.forgets.of(id) // a forget after this makes what is read below too old to keep
 	s.mu.Unlock()
-	if ok && (now.Sub(cached.checked) < s.checkEvery || heard != 0 && cached.heard == heard && now.Sub(cached.checked) < s.heardFor) {
+	if ok && (now.Sub(cached.checked) < s.checkEvery || s.stillHeard(cached.heard, cached.checked, heard, now)) {
 		s.counts.digestHeld.Inc()
 		return found{held: cached}, nil
 	}
@@ -612,20 +612,12 @@ func (s *Store) look(ctx context.Context, id string) (found, error) {
 	return found{read: &d}, nil
 }
 
-// heard is the generation of the notices heard now, 0 when none are: a
-// digest remembered under it is current until a notice forgets it, as long
-// as the same generation is heard (storage.Notices.Heard). It is read
-// before the forget epoch, so that a notice heard after it forgets what
-// is read.
-func (s *Store) heard() uint64 {
-	if s.notices == nil {
-		return 0
-	}
-	gen, live := s.notices.Heard()
-	if !live {
-		return 0
-	}
-	return gen
+// stillHeard reports whether what was read or checked at `at`, while the
+// notices' generation was `was`, may be given at now without reading the
+// database: the same listening hears still (heard, storage.Notices.Heard),
+// so a write since would have forgotten it, and heardFor has not passed.
+func (s *Store) stillHeard(was uint64, at time.Time, heard uint64, now time.Time) bool {
+	return heard != 0 && was == heard && now.Sub(at) < s.heardFor
 }
 
 // keep holds r, held as it was read, unless a write to a trip of its
@@ -681,8 +673,8 @@ func (s *Store) forgetAll() {
 	s.mu.Lock()
 	s.digests.Clear()
 	s.forgets.forgotAll()
-	clear(s.stamps)
-	s.stampForgets++
+	s.stamps.Clear()
+	s.stampForgets.forgotAll()
 	s.mu.Unlock()
 }
 

@@ -38,9 +38,10 @@ type Store struct {
 	notices  *storage.Notices
 	heardFor time.Duration
 	// stamps are the listing stamps remembered while notices are heard,
-	// by user (listingStamp); stampForgets counts their forgets.
-	stamps       map[string]heardStamp
-	stampForgets uint64
+	// by user (listingStamp), and stampForgets their forgets, as digests
+	// and forgets are the digests'.
+	stamps       *recent.Cache[string, heardStamp]
+	stampForgets epochs
 }
 
 type ownerKey struct{ user, trip string }
@@ -60,6 +61,7 @@ const maxDigests = 2_000
 func NewStore(db *bun.DB) *Store {
 	return &Store{db: db, reads: prepareReads(db), owned: map[ownerKey]time.Time{},
 		digests: recent.New[string, remembered](maxDigests, nil), forgets: newEpochs(), now: time.Now, counts: countsOn(MemoryReads),
+		stamps: recent.New[string, heardStamp](maxStamps, nil), stampForgets: newEpochs(),
 		owns: storage.Prepare(db, "SELECT COUNT(*) FROM trips WHERE id = ? AND user_id = ?"),
 		insertRoute: storage.Prepare(db, "INSERT INTO trip_routes (trip_id, title, source_type, raw_points, decimated, track_starts,"+
 			" distance, ascent, descent, point_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")}
@@ -91,7 +93,7 @@ func (s *Store) SetNotices(n *storage.Notices, heardFor time.Duration) {
 	if n == nil || heardFor <= 0 {
 		return
 	}
-	s.notices, s.heardFor, s.stamps = n, heardFor, map[string]heardStamp{}
+	s.notices, s.heardFor = n, heardFor
 	n.Hear(tripsChannel, func(id string) {
 		if id == everyTrip {
 			s.forgetAll()
